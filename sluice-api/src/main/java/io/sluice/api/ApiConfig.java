@@ -1,0 +1,28 @@
+package io.sluice.api;
+
+/**
+ * Listener addresses and stream settings.
+ *
+ * @param adminPort ignored when {@code adminEnabled} is false
+ * @param heartbeatMs idle time after which a take stream gets a heartbeat frame
+ */
+public record ApiConfig(
+    String host, int port, boolean adminEnabled, String adminHost, int adminPort,
+    long heartbeatMs, int eventLoops) {
+  public static final long DEFAULT_HEARTBEAT_MS = 3000;
+
+  public ApiConfig {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be between 0 and 65535");
+    }
+    if (adminPort < 0 || adminPort > 65535) {
+      throw new IllegalArgumentException("admin port must be between 0 and 65535");
+    }
+    if (heartbeatMs < 1) {
+      throw new IllegalArgumentException("heartbeat interval must be at least 1 ms");
+    }
+    if (eventLoops < 1) {
+      throw new IllegalArgumentException("event loops must be at least 1");
+    }
+  }
+}

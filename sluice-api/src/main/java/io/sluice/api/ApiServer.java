@@ -1,0 +1,111 @@
+package io.sluice.api;
+
+import io.sluice.api.http.Exchange;
+import io.sluice.api.http.Router;
+import io.sluice.engine.EngineLoop;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.store.JobStore;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The primary and admin HTTP listeners on Vert.x: HTTP/1.1 and cleartext HTTP/2 (prior
+ * knowledge) on the same port. Owns the Vert.x instance and every open take stream.
+ */
+public final class ApiServer implements AutoCloseable {
+  public static final String API_VERSION = "0.7.0";
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServer.class);
+
+  private final ApiConfig config;
+  private final Vertx vertx;
+  private final Router primaryRoutes = new Router();
+  private final Router adminRoutes = new Router();
+  private final Set<TakeStream> streams = ConcurrentHashMap.newKeySet();
+  private final List<HttpServer> servers = new ArrayList<>();
+  private HttpServer primary;
+  private HttpServer admin;
+
+  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store, InstantSource clock) {
+    this.config = config;
+    this.vertx = Vertx.vertx(new VertxOptions()
+        .setEventLoopPoolSize(config.eventLoops())
+        .setPreferNativeTransport(true));
+    EngineGateway engine = new EngineGateway(loop);
+    new JobRoutes(vertx, engine, store, clock, new JobIdGenerator(), config, streams)
+        .register(primaryRoutes);
+    adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
+  }
+
+  /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */
+  public void start() {
+    if (config.adminEnabled()) {
+      admin = listen(adminRoutes, config.adminHost(), config.adminPort(), "admin");
+    }
+    primary = listen(primaryRoutes, config.host(), config.port(), "primary");
+  }
+
+  private HttpServer listen(Router router, String host, int port, String name) {
+    HttpServerOptions options = new HttpServerOptions()
+        .setHost(host)
+        .setPort(port)
+        .setTcpNoDelay(true)
+        .setHttp2ClearTextEnabled(true)
+        .setMaxInitialLineLength(64 * 1024)
+        .setMaxHeaderSize(64 * 1024)
+        .setCompressionSupported(false);
+    Future<HttpServer> bound = vertx.createHttpServer(options)
+        .requestHandler(request -> router.route(new Exchange(request)))
+        .listen();
+    try {
+      HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      servers.add(server);
+      LOG.info("listening on http://{}:{} ({})", host, server.actualPort(), name);
+      return server;
+    } catch (Exception e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new IllegalStateException(
+          "cannot listen on " + host + ":" + port + " (" + name + "): " + cause.getMessage(),
+          cause);
+    }
+  }
+
+  public int port() {
+    return primary.actualPort();
+  }
+
+  public int adminPort() {
+    return admin == null ? -1 : admin.actualPort();
+  }
+
+  /** Stops accepting connections and ends every take stream. */
+  @Override
+  public void close() {
+    for (HttpServer server : servers) {
+      await(server.close());
+    }
+    for (TakeStream stream : List.copyOf(streams)) {
+      stream.endOnItsLoop();
+    }
+    await(vertx.close());
+  }
+
+  private static void await(Future<?> future) {
+    try {
+      future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("shutdown step did not finish cleanly: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,400 @@
+package io.sluice.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.http.Exchange;
+import io.sluice.api.http.PathSegments;
+import io.sluice.api.http.Router;
+import io.sluice.api.wire.BodyException;
+import io.sluice.api.wire.EnqueueParser;
+import io.sluice.api.wire.Fields;
+import io.sluice.api.wire.Format;
+import io.sluice.api.wire.JobWriter;
+import io.sluice.api.wire.Negotiation;
+import io.sluice.api.wire.StreamFormat;
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.store.JobStore;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** The job endpoints of API.md §8.1–§8.7 and §8.11–§8.13. */
+final class JobRoutes {
+  private static final Set<String> NO_PARAMS = Set.of();
+  private static final Set<String> TAKE_PARAMS = Set.of("queue", "prefetch");
+  private static final Set<String> PAGE_PARAMS = Set.of("order", "limit", "from");
+  private static final long U32_MAX = 0xFFFFFFFFL;
+
+  private final Vertx vertx;
+  private final EngineGateway engine;
+  private final JobStore store;
+  private final InstantSource clock;
+  private final JobIdGenerator ids;
+  private final ApiConfig config;
+  private final Set<TakeStream> streams;
+
+  JobRoutes(Vertx vertx, EngineGateway engine, JobStore store, InstantSource clock,
+      JobIdGenerator ids, ApiConfig config, Set<TakeStream> streams) {
+    this.vertx = vertx;
+    this.engine = engine;
+    this.store = store;
+    this.clock = clock;
+    this.ids = ids;
+    this.config = config;
+    this.streams = streams;
+  }
+
+  void register(Router router) {
+    router
+        .add(HttpMethod.GET, "/health", (ex, p) -> health(ex))
+        .add(HttpMethod.GET, "/version", (ex, p) -> version(ex))
+        .add(HttpMethod.POST, "/jobs", (ex, p) -> enqueue(ex))
+        .add(HttpMethod.POST, "/jobs/bulk", (ex, p) -> enqueueBulk(ex))
+        .add(HttpMethod.GET, "/jobs/take", (ex, p) -> take(ex))
+        .add(HttpMethod.POST, "/jobs/success", (ex, p) -> completeBulk(ex))
+        .add(HttpMethod.GET, "/jobs/{id}", (ex, p) -> get(ex, p.get(0)))
+        .add(HttpMethod.POST, "/jobs/{id}/success", (ex, p) -> complete(ex, p.get(0)))
+        .add(HttpMethod.POST, "/jobs/{id}/failure", (ex, p) -> fail(ex, p.get(0)))
+        .add(HttpMethod.GET, "/jobs/{id}/errors", (ex, p) -> errors(ex, p.get(0)))
+        .add(HttpMethod.GET, "/jobs/{id}/errors/{attempt}",
+            (ex, p) -> error(ex, p.get(0), p.get(1)));
+  }
+
+  static void health(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.send(200, gen -> {
+      gen.writeStartObject();
+      gen.writeStringField("status", "ok");
+      gen.writeEndObject();
+    });
+  }
+
+  private void version(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.send(200, gen -> {
+      gen.writeStartObject();
+      gen.writeStringField("version", ApiServer.API_VERSION);
+      gen.writeEndObject();
+    });
+  }
+
+  // ---- enqueue -------------------------------------------------------------------------------
+
+  private void enqueue(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      NewJob job = new EnqueueParser(ex.requestFormat()).parse(body, ids.next(clock.millis()));
+      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(List.of(job), nowMs)),
+          created -> ex.send(201, gen -> JobWriter.writeEnqueued(gen, created.get(0), false,
+              false)));
+    });
+  }
+
+  private void enqueueBulk(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
+      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, nowMs)),
+          created -> ex.send(201, gen -> {
+            gen.writeStartObject();
+            gen.writeArrayFieldStart("jobs");
+            for (JobSnapshot job : created) {
+              JobWriter.writeEnqueued(gen, job, false, false);
+            }
+            gen.writeEndArray();
+            gen.writeEndObject();
+          }));
+    });
+  }
+
+  /**
+   * Runs every job's request-level (400) checks before reporting any 422, so the error named is
+   * the first job's structural problem when there is one.
+   */
+  private List<NewJob> parseBulk(Format format, JsonNode body) {
+    Fields fields = new Fields(format, "");
+    fields.object(body, "the request");
+    JsonNode array = fields.required(body, "jobs");
+    if (!array.isArray()) {
+      throw fields.error("`jobs` must be an array");
+    }
+    EnqueueParser parser = new EnqueueParser(format);
+    List<NewJob> jobs = new ArrayList<>(array.size());
+    SluiceException firstUnprocessable = null;
+    long nowMs = clock.millis();
+    for (int i = 0; i < array.size(); i++) {
+      try {
+        jobs.add(parser.parse(array.get(i), ids.next(nowMs)));
+      } catch (SluiceException.Unprocessable e) {
+        if (firstUnprocessable == null) {
+          firstUnprocessable = new SluiceException.Unprocessable(
+              "jobs[" + i + "]: " + e.getMessage());
+        }
+      } catch (BodyException e) {
+        throw new BodyException(format, "jobs[" + i + "]: "
+            + e.getMessage().substring(format.decodeErrorPrefix().length()));
+      } catch (SluiceException.InvalidRequest e) {
+        throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
+      }
+    }
+    if (firstUnprocessable != null) {
+      throw firstUnprocessable;
+    }
+    return jobs;
+  }
+
+  // ---- take ----------------------------------------------------------------------------------
+
+  private void take(Exchange ex) {
+    MultiMap query = ex.query(TAKE_PARAMS);
+    StreamFormat format = Negotiation.streamFormat(ex.request().getHeader("Accept"));
+    if (format == null) {
+      throw new Negotiation.NotAcceptable(Negotiation.STREAM_TYPES);
+    }
+    Set<String> queues = queueSet(query.get("queue"));
+    int prefetch = prefetch(query.get("prefetch"));
+    String workerId = ex.request().getHeader("Worker-Id");
+    TakeStream stream = new TakeStream(vertx, ex.request().response(), format, engine, store,
+        config.heartbeatMs(), workerId == null ? "anonymous" : workerId);
+    streams.add(stream);
+    ex.request().response().endHandler(v -> streams.remove(stream));
+    stream.open(queues, prefetch, ex.request().version());
+  }
+
+  /** Null means every queue; empty elements are ignored (API.md §3.8). */
+  private static Set<String> queueSet(String value) {
+    if (value == null || value.isEmpty()) {
+      return null;
+    }
+    Set<String> queues = new LinkedHashSet<>();
+    for (String name : value.split(",")) {
+      if (!name.isEmpty()) {
+        queues.add(name);
+      }
+    }
+    return queues.isEmpty() ? null : queues;
+  }
+
+  private static int prefetch(String value) {
+    if (value == null || value.isEmpty()) {
+      return 1;
+    }
+    try {
+      int prefetch = Integer.parseInt(value);
+      if (prefetch >= 0 && prefetch <= 65_535) {
+        return prefetch;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below with the same message as an out-of-range value.
+    }
+    throw new SluiceException.InvalidRequest(
+        "invalid query parameters: prefetch must be an integer between 0 and 65535");
+  }
+
+  // ---- acknowledgements ----------------------------------------------------------------------
+
+  private void complete(Exchange ex, String rawId) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    JobId id = JobId.parseOrNull(rawId);
+    if (id == null) {
+      throw new SluiceException.NotFound("job not found in in-flight set");
+    }
+    ex.respond(engine.call((eng, nowMs) -> {
+      eng.complete(id, nowMs);
+      return null;
+    }), done -> ex.noContent());
+  }
+
+  private void completeBulk(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      Fields fields = new Fields(ex.requestFormat(), "");
+      fields.object(body, "the request");
+      JsonNode array = fields.required(body, "ids");
+      if (!array.isArray()) {
+        throw fields.error("`ids` must be an array of strings");
+      }
+      List<String> idList = new ArrayList<>(array.size());
+      for (JsonNode element : array) {
+        if (!element.isTextual()) {
+          throw fields.error("`ids` must be an array of strings");
+        }
+        idList.add(element.textValue());
+      }
+      if (idList.isEmpty()) {
+        throw new SluiceException.InvalidRequest("ids must not be empty");
+      }
+      ex.respond(engine.call((eng, nowMs) -> eng.completeAll(idList, nowMs)), notFound -> {
+        if (notFound.isEmpty()) {
+          ex.noContent();
+          return;
+        }
+        ex.send(422, gen -> {
+          gen.writeStartObject();
+          gen.writeArrayFieldStart("not_found");
+          for (String id : notFound) {
+            gen.writeString(id);
+          }
+          gen.writeEndArray();
+          gen.writeEndObject();
+        });
+      });
+    });
+  }
+
+  private void fail(Exchange ex, String rawId) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      FailureReport report = parseFailure(ex.requestFormat(), body);
+      JobId id = JobId.parseOrNull(rawId);
+      if (id == null) {
+        throw new SluiceException.NotFound("job not found in in-flight set");
+      }
+      ex.respond(engine.call((eng, nowMs) -> eng.fail(id, report, nowMs)),
+          job -> ex.send(200, gen -> JobWriter.writeJob(gen, job, null)));
+    });
+  }
+
+  private static FailureReport parseFailure(Format format, JsonNode body) {
+    Fields fields = new Fields(format, "");
+    fields.object(body, "the failure report");
+    String message = fields.string(body, "message");
+    String errorType = Fields.absent(body, "error_type") ? null : fields.string(body, "error_type");
+    String backtrace = Fields.absent(body, "backtrace") ? null : fields.string(body, "backtrace");
+    Long retryAtMs = Fields.absent(body, "retry_at") ? null : fields.u64(body, "retry_at");
+    boolean kill = !Fields.absent(body, "kill") && fields.bool(body, "kill");
+    return new FailureReport(message, errorType, backtrace, retryAtMs, kill,
+        ThreadLocalRandom.current().nextDouble());
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  private void get(Exchange ex, String rawId) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    JobId id = JobId.parseOrNull(rawId);
+    ex.respond(engine.call((eng, nowMs) -> eng.get(id, nowMs)), job -> {
+      byte[] payload = job.payload() != null ? job.payload() : store.readPayload(job.id());
+      if (payload == null) {
+        throw new SluiceException.NotFound("job not found");
+      }
+      ex.send(200, gen -> JobWriter.writeJob(gen, job, payload));
+    });
+  }
+
+  private void errors(Exchange ex, String rawId) {
+    MultiMap query = ex.query(PAGE_PARAMS);
+    ex.responseFormat();
+    boolean descending = order(query.get("order"));
+    int limit = limit(query.get("limit"));
+    String fromText = query.get("from");
+    long from = fromText == null || fromText.isEmpty() ? 0 : attemptNumber(fromText,
+        "invalid query parameters: from must be a non-negative integer");
+    boolean hasFrom = fromText != null && !fromText.isEmpty();
+    JobId id = JobId.parseOrNull(rawId);
+    ex.respond(engine.call((eng, nowMs) -> eng.get(id, nowMs)), job -> {
+      // Descending from attempt 1 or 0 has nothing before it; afterAttempt 0 would mean "from
+      // the newest" to the store.
+      List<ErrorRecord> page = descending && hasFrom && from <= 1
+          ? List.of()
+          : store.readErrors(job.id(), hasFrom ? from : 0, descending, limit + 1);
+      boolean more = page.size() > limit;
+      List<ErrorRecord> shown = more ? page.subList(0, limit) : page;
+      String base = "/jobs/" + PathSegments.encode(rawId) + "/errors?";
+      String order = descending ? "desc" : "asc";
+      ex.send(200, gen -> {
+        gen.writeStartObject();
+        gen.writeArrayFieldStart("errors");
+        for (ErrorRecord error : shown) {
+          JobWriter.writeError(gen, error);
+        }
+        gen.writeEndArray();
+        gen.writeObjectFieldStart("pages");
+        gen.writeStringField("self",
+            base + (hasFrom ? "from=" + from + "&" : "") + "order=" + order + "&limit=" + limit);
+        if (more) {
+          gen.writeStringField("next", base + "from=" + shown.get(shown.size() - 1).attempt()
+              + "&order=" + order + "&limit=" + limit);
+        } else {
+          gen.writeNullField("next");
+        }
+        if (hasFrom && !shown.isEmpty()) {
+          gen.writeStringField("prev", base + "from=" + shown.get(0).attempt() + "&order="
+              + (descending ? "asc" : "desc") + "&limit=" + limit);
+        } else {
+          gen.writeNullField("prev");
+        }
+        gen.writeEndObject();
+        gen.writeEndObject();
+      });
+    });
+  }
+
+  private void error(Exchange ex, String rawId, String rawAttempt) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    long attempt = attemptNumber(rawAttempt, "invalid attempt: \"" + rawAttempt + "\"");
+    JobId id = JobId.parseOrNull(rawId);
+    ex.respond(engine.call((eng, nowMs) -> eng.get(id, nowMs)), job -> {
+      ErrorRecord error = store.readError(job.id(), attempt);
+      if (error == null) {
+        throw new SluiceException.NotFound("error record not found");
+      }
+      ex.send(200, gen -> JobWriter.writeError(gen, error));
+    });
+  }
+
+  private static boolean order(String value) {
+    if (value == null || value.isEmpty() || value.equals("asc")) {
+      return false;
+    }
+    if (value.equals("desc")) {
+      return true;
+    }
+    throw new SluiceException.InvalidRequest(
+        "invalid query parameters: order must be \"asc\" or \"desc\"");
+  }
+
+  private static int limit(String value) {
+    if (value == null || value.isEmpty()) {
+      return 50;
+    }
+    try {
+      int limit = Integer.parseInt(value);
+      if (limit >= 1 && limit <= 2000) {
+        return limit;
+      }
+    } catch (NumberFormatException e) {
+      // Same answer as an out-of-range limit.
+    }
+    throw new SluiceException.InvalidRequest("limit must be between 1 and 2000");
+  }
+
+  private static long attemptNumber(String value, String message) {
+    try {
+      long number = Long.parseLong(value);
+      if (number >= 0 && number <= U32_MAX) {
+        return number;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new SluiceException.InvalidRequest(message);
+  }
+}

@@ -1,0 +1,184 @@
+package io.sluice.api;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.sluice.api.wire.Format;
+import io.sluice.api.wire.JobWriter;
+import io.sluice.api.wire.StreamFormat;
+import io.sluice.engine.dispatch.JobSink;
+import io.sluice.engine.dispatch.WorkerSession;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.store.JobStore;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One open {@code GET /jobs/take} response: frames the jobs the engine dispatches to it, sends
+ * heartbeats when idle, pauses the engine's deliveries while the socket's write queue is full and
+ * reports the stream's end so that its jobs are requeued.
+ *
+ * <p>{@link #deliver} runs on the engine thread and only hops to this stream's event loop; all
+ * other methods run on that event loop.
+ */
+final class TakeStream implements JobSink {
+  private static final Logger LOG = LoggerFactory.getLogger(TakeStream.class);
+
+  private final Vertx vertx;
+  private final Context context;
+  private final HttpServerResponse response;
+  private final StreamFormat format;
+  private final EngineGateway engine;
+  private final JobStore store;
+  private final long heartbeatMs;
+  private final String workerId;
+  private volatile WorkerSession session;
+  private volatile boolean closed;
+  private long lastWriteMs;
+  private long heartbeatTimer = -1;
+
+  TakeStream(Vertx vertx, HttpServerResponse response, StreamFormat format, EngineGateway engine,
+      JobStore store, long heartbeatMs, String workerId) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.response = response;
+    this.format = format;
+    this.engine = engine;
+    this.store = store;
+    this.heartbeatMs = heartbeatMs;
+    this.workerId = workerId;
+  }
+
+  void open(Set<String> queues, int prefetch, HttpVersion version) {
+    response.setStatusCode(200).putHeader("Content-Type", format.mediaType());
+    if (version != HttpVersion.HTTP_2) {
+      response.setChunked(true);
+    }
+    response.closeHandler(v -> onClosed());
+    response.exceptionHandler(e -> onClosed());
+    response.writeHead();
+    lastWriteMs = System.currentTimeMillis();
+    armHeartbeat(heartbeatMs);
+    engine.post((eng, nowMs) -> {
+      WorkerSession opened = eng.openSession(queues, prefetch, this);
+      session = opened;
+      // The client may have gone while the command was queued.
+      if (closed) {
+        eng.closeSession(opened, nowMs);
+      }
+      return null;
+    });
+    LOG.debug("take stream opened by worker {} for queues {}", workerId, queues);
+  }
+
+  @Override
+  public void deliver(List<JobSnapshot> jobs) {
+    context.runOnContext(v -> write(jobs));
+  }
+
+  private void write(List<JobSnapshot> jobs) {
+    if (closed) {
+      return;
+    }
+    Buffer frames = Buffer.buffer(jobs.size() * 256);
+    for (JobSnapshot job : jobs) {
+      byte[] payload = job.payload() != null ? job.payload() : store.readPayload(job.id());
+      if (payload == null) {
+        continue; // Deleted since dispatch; nothing to run.
+      }
+      frames.appendBuffer(frame(job, payload));
+    }
+    if (frames.length() == 0) {
+      return;
+    }
+    response.write(frames);
+    lastWriteMs = System.currentTimeMillis();
+    if (response.writeQueueFull()) {
+      setWritable(false);
+      response.drainHandler(v -> setWritable(true));
+    }
+  }
+
+  private void setWritable(boolean writable) {
+    WorkerSession current = session;
+    if (current != null) {
+      engine.post((eng, nowMs) -> {
+        eng.sessionWritable(current, writable);
+        return null;
+      });
+    }
+  }
+
+  private Buffer frame(JobSnapshot job, byte[] payload) {
+    Format encoding = format == StreamFormat.MSGPACK ? Format.MSGPACK : Format.JSON;
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator gen = encoding.mapper().getFactory().createGenerator(out)) {
+      JobWriter.writeJob(gen, job, payload);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    byte[] body = out.toByteArray();
+    return switch (format) {
+      case NDJSON -> Buffer.buffer(body.length + 1).appendBytes(body).appendByte((byte) '\n');
+      case MSGPACK -> Buffer.buffer(body.length + 4).appendInt(body.length).appendBytes(body);
+      case SSE -> Buffer.buffer(body.length + 8)
+          .appendString("data: ", "US-ASCII")
+          .appendBytes(body)
+          .appendString("\n\n", "US-ASCII");
+    };
+  }
+
+  private void armHeartbeat(long delayMs) {
+    heartbeatTimer = vertx.setTimer(Math.max(1, delayMs), id -> heartbeatDue());
+  }
+
+  private void heartbeatDue() {
+    if (closed) {
+      return;
+    }
+    long idleMs = System.currentTimeMillis() - lastWriteMs;
+    if (idleMs >= heartbeatMs) {
+      response.write(Buffer.buffer(format.heartbeat()));
+      lastWriteMs = System.currentTimeMillis();
+      armHeartbeat(heartbeatMs);
+    } else {
+      armHeartbeat(heartbeatMs - idleMs);
+    }
+  }
+
+  /** Ends the stream from the server side (shutdown); safe to call from any thread. */
+  void endOnItsLoop() {
+    context.runOnContext(v -> {
+      if (!closed && !response.ended()) {
+        response.end();
+      }
+      onClosed();
+    });
+  }
+
+  private void onClosed() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (heartbeatTimer >= 0) {
+      vertx.cancelTimer(heartbeatTimer);
+    }
+    WorkerSession current = session;
+    if (current != null) {
+      engine.post((eng, nowMs) -> {
+        eng.closeSession(current, nowMs);
+        return null;
+      });
+    }
+    LOG.debug("take stream of worker {} closed", workerId);
+  }
+}

@@ -1,0 +1,173 @@
+package io.sluice.api.http;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.wire.BodyException;
+import io.sluice.api.wire.Format;
+import io.sluice.api.wire.MsgpackValidator;
+import io.sluice.api.wire.Negotiation;
+import io.sluice.engine.SluiceException;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Set;
+
+/**
+ * One request and its response: negotiates formats, decodes the body, checks query parameters
+ * and writes results or errors. Used on the request's event-loop thread only.
+ */
+public final class Exchange {
+  /** Writes a response document with a Jackson generator of the negotiated format. */
+  @FunctionalInterface
+  public interface BodyWriter {
+    void write(JsonGenerator gen) throws IOException;
+  }
+
+  private final HttpServerRequest request;
+
+  public Exchange(HttpServerRequest request) {
+    this.request = request;
+  }
+
+  public HttpServerRequest request() {
+    return request;
+  }
+
+  /** The negotiated response format; throws a 406 when the client accepts neither. */
+  public Format responseFormat() {
+    Format format = Negotiation.responseFormat(request.getHeader("Accept"));
+    if (format == null) {
+      throw new Negotiation.NotAcceptable(Negotiation.BODY_TYPES);
+    }
+    return format;
+  }
+
+  /** Rejects any query parameter not in {@code allowed} (API.md §3.8) and returns them all. */
+  public MultiMap query(Set<String> allowed) {
+    MultiMap params = request.params();
+    for (String name : params.names()) {
+      if (!allowed.contains(name)) {
+        throw new SluiceException.InvalidRequest(
+            "invalid query parameters: unknown parameter `" + name + "`");
+      }
+    }
+    return params;
+  }
+
+  /** Reads and decodes the body in the format its Content-Type names. */
+  public Future<JsonNode> body() {
+    Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+    if (format == null) {
+      return Future.failedFuture(new Negotiation.UnsupportedMediaType());
+    }
+    return request.body().map(buffer -> decode(format, buffer.getBytes()));
+  }
+
+  /** The format of the request body (valid once {@link #body} succeeded). */
+  public Format requestFormat() {
+    return Negotiation.requestFormat(request.getHeader("Content-Type"));
+  }
+
+  private static JsonNode decode(Format format, byte[] bytes) {
+    if (bytes.length == 0) {
+      throw new BodyException(format, "empty body");
+    }
+    if (format == Format.MSGPACK) {
+      MsgpackValidator.check(bytes);
+    }
+    try {
+      JsonNode node = format.mapper().readTree(bytes);
+      if (node == null || node.isMissingNode()) {
+        throw new BodyException(format, "empty body");
+      }
+      return node;
+    } catch (JsonProcessingException e) {
+      throw new BodyException(format, e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new BodyException(format, String.valueOf(e.getMessage()));
+    }
+  }
+
+  public void send(int status, BodyWriter writer) {
+    Format format;
+    try {
+      format = responseFormat();
+    } catch (RuntimeException e) {
+      fail(e);
+      return;
+    }
+    send(status, format, writer);
+  }
+
+  private void send(int status, Format format, BodyWriter writer) {
+    Buffer body = encode(format, writer);
+    HttpServerResponse response = request.response();
+    if (response.ended() || response.closed()) {
+      return;
+    }
+    response.setStatusCode(status).putHeader("Content-Type", format.mediaType()).end(body);
+  }
+
+  static Buffer encode(Format format, BodyWriter writer) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+      writer.write(gen);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return Buffer.buffer(out.toByteArray());
+  }
+
+  public void noContent() {
+    HttpServerResponse response = request.response();
+    if (!response.ended() && !response.closed()) {
+      response.setStatusCode(204).end();
+    }
+  }
+
+  public void fail(Throwable failure) {
+    fail(HttpError.of(failure));
+  }
+
+  public void fail(HttpError error) {
+    // 406 must be answered in JSON; a 415 follows Accept when it can.
+    Format format = error.status() == 406 ? Format.JSON : Negotiation.responseFormat(
+        request.getHeader("Accept"));
+    if (format == null) {
+      format = Format.JSON;
+    }
+    send(error.status(), format, gen -> {
+      gen.writeStartObject();
+      gen.writeStringField("error", error.message());
+      if (error.supported() != null) {
+        gen.writeArrayFieldStart("supported");
+        for (String type : error.supported()) {
+          gen.writeString(type);
+        }
+        gen.writeEndArray();
+      }
+      gen.writeEndObject();
+    });
+  }
+
+  /** Completes with {@code onSuccess}, or answers the failure's error. */
+  public <T> void respond(Future<T> result, java.util.function.Consumer<T> onSuccess) {
+    result.onComplete(ar -> {
+      if (ar.failed()) {
+        fail(ar.cause());
+        return;
+      }
+      try {
+        onSuccess.accept(ar.result());
+      } catch (RuntimeException e) {
+        fail(e);
+      }
+    });
+  }
+}

@@ -1,0 +1,113 @@
+package io.sluice.api.wire;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.RetentionPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Writes jobs and error records in their wire shapes (API.md §6) to any Jackson generator, so one
+ * code path serves JSON and MessagePack. Absent optional fields are omitted, never null.
+ */
+public final class JobWriter {
+  private static final JsonFactory PAYLOAD_PARSERS = new JsonFactory();
+
+  private JobWriter() {}
+
+  /** The payload is written only when {@code payload} is non-null (the with-payload shape). */
+  public static void writeJob(JsonGenerator gen, JobSnapshot job, byte[] payload)
+      throws IOException {
+    gen.writeStartObject();
+    writeJobFields(gen, job, payload);
+    gen.writeEndObject();
+  }
+
+  /** An enqueue response element: the job without payload plus {@code duplicate}/{@code folded}. */
+  public static void writeEnqueued(JsonGenerator gen, JobSnapshot job, boolean duplicate,
+      boolean folded) throws IOException {
+    gen.writeStartObject();
+    writeJobFields(gen, job, null);
+    gen.writeBooleanField("duplicate", duplicate);
+    gen.writeBooleanField("folded", folded);
+    gen.writeEndObject();
+  }
+
+  private static void writeJobFields(JsonGenerator gen, JobSnapshot job, byte[] payload)
+      throws IOException {
+    gen.writeStringField("id", job.id().toString());
+    gen.writeStringField("type", job.type());
+    gen.writeStringField("queue", job.queue());
+    gen.writeNumberField("priority", job.priority());
+    gen.writeStringField("status", job.status().wireName());
+    if (payload != null) {
+      gen.writeFieldName("payload");
+      writePayload(gen, payload);
+    }
+    gen.writeNumberField("ready_at", job.readyAtMs());
+    gen.writeNumberField("attempts", job.attempts());
+    if (job.retryLimit() != null) {
+      gen.writeNumberField("retry_limit", job.retryLimit());
+    }
+    if (job.backoff() != null) {
+      gen.writeObjectFieldStart("backoff");
+      gen.writeNumberField("base_ms", job.backoff().baseMs());
+      gen.writeNumberField("exponent", job.backoff().exponent());
+      gen.writeNumberField("jitter_ms", job.backoff().jitterMs());
+      gen.writeEndObject();
+    }
+    RetentionPolicy retention = job.retention();
+    if (retention != null && !retention.isEmpty()) {
+      gen.writeObjectFieldStart("retention");
+      if (retention.completedMs() != null) {
+        gen.writeNumberField("completed_ms", retention.completedMs());
+      }
+      if (retention.deadMs() != null) {
+        gen.writeNumberField("dead_ms", retention.deadMs());
+      }
+      gen.writeEndObject();
+    }
+    writeTime(gen, "dequeued_at", job.dequeuedAtMs());
+    writeTime(gen, "failed_at", job.failedAtMs());
+    writeTime(gen, "completed_at", job.completedAtMs());
+    writeTime(gen, "purge_at", job.purgeAtMs());
+  }
+
+  private static void writeTime(JsonGenerator gen, String field, long valueMs) throws IOException {
+    if (valueMs != Job.NONE) {
+      gen.writeNumberField(field, valueMs);
+    }
+  }
+
+  /** Payloads are stored as canonical JSON: spliced raw into JSON, transcoded otherwise. */
+  public static void writePayload(JsonGenerator gen, byte[] payloadJson) throws IOException {
+    if (gen instanceof JsonGeneratorImpl) {
+      gen.writeRawValue(new String(payloadJson, StandardCharsets.UTF_8));
+      return;
+    }
+    try (JsonParser parser = PAYLOAD_PARSERS.createParser(payloadJson)) {
+      parser.nextToken();
+      gen.copyCurrentStructure(parser);
+    }
+  }
+
+  public static void writeError(JsonGenerator gen, ErrorRecord error) throws IOException {
+    gen.writeStartObject();
+    gen.writeNumberField("attempt", error.attempt());
+    gen.writeStringField("message", error.message());
+    if (error.errorType() != null) {
+      gen.writeStringField("error_type", error.errorType());
+    }
+    if (error.backtrace() != null) {
+      gen.writeStringField("backtrace", error.backtrace());
+    }
+    gen.writeNumberField("dequeued_at", error.dequeuedAtMs());
+    gen.writeNumberField("failed_at", error.failedAtMs());
+    gen.writeEndObject();
+  }
+}

@@ -1,0 +1,194 @@
+package io.sluice.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Benchmarks a Sluice server over loopback HTTP/1.1 keep-alive.
+ *
+ * <p>Workload (a) measures bulk-enqueue and drain throughput and verifies exactly-once delivery;
+ * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. Each run uses a
+ * freshly started server unless --url points at one, and the median over runs is reported
+ * because single runs on a shared 2-core machine are noisy.
+ */
+public final class BenchMain {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final BenchOptions opt;
+  private final Endpoint fixedEndpoint;
+
+  private BenchMain(BenchOptions opt) {
+    this.opt = opt;
+    this.fixedEndpoint = opt.url() == null ? null : Endpoint.parse(opt.url());
+  }
+
+  public static void main(String[] args) {
+    BenchOptions opt;
+    try {
+      opt = BenchOptions.parse(args);
+    } catch (BenchOptions.UsageException e) {
+      if (e.getMessage() == null) {
+        System.out.print(BenchOptions.USAGE);
+        System.exit(0);
+      }
+      System.err.println("sluice-bench: " + e.getMessage());
+      System.err.print(BenchOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    int status;
+    try {
+      status = new BenchMain(opt).runAll();
+    } catch (BenchFailure e) {
+      System.err.println("sluice-bench: " + e.getMessage());
+      status = 1;
+    }
+    System.exit(status);
+  }
+
+  private int runAll() {
+    System.out.printf("sluice-bench: %s, workload %s, %d run(s)%n",
+        fixedEndpoint == null ? "fresh server per run from " + opt.project() : "server at " + fixedEndpoint.url(),
+        opt.workload(), opt.runs());
+    List<Map<String, Object>> throughputRuns = new ArrayList<>();
+    List<Map<String, Object>> latencyRuns = new ArrayList<>();
+    boolean allOk = true;
+    try (ClientKit kit = new ClientKit(opt.clientThreads())) {
+      for (int run = 1; run <= opt.runs(); run++) {
+        Map<String, Object> result = runOnce(run, kit);
+        System.out.println("RESULT " + json(result));
+        allOk &= Boolean.TRUE.equals(result.get("ok"));
+        collectOk(result.get("a"), throughputRuns);
+        collectOk(result.get("b"), latencyRuns);
+      }
+    }
+    printSummary(throughputRuns, latencyRuns, allOk);
+    return allOk ? 0 : 1;
+  }
+
+  private Map<String, Object> runOnce(int run, ClientKit kit) {
+    String tag = "run " + run + "/" + opt.runs();
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("run", run);
+    result.put("server", fixedEndpoint == null ? "self-started" : fixedEndpoint.url());
+    boolean ok = true;
+    ServerProcess server = null;
+    try {
+      if (fixedEndpoint == null) {
+        long t0 = System.nanoTime();
+        server = ServerProcess.start(opt.project(), opt.startupTimeoutSec(), opt.keepTemp());
+        System.out.printf("%s: server healthy at %s after %.1f s (log: %s)%n",
+            tag, server.endpoint().url(), (System.nanoTime() - t0) / 1e9, server.log());
+      }
+      Endpoint endpoint = server != null ? server.endpoint() : fixedEndpoint;
+      // A per-run nonce in every payload tells this run's jobs from leftovers on a shared server.
+      String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
+      if (opt.runThroughput()) {
+        Map<String, Object> a = runWorkload(tag, "a", server, () -> {
+          ThroughputResult r = new ThroughputWorkload(opt, kit, endpoint).run(nonce);
+          printIndented(tag, r.describe());
+          return r.toMap();
+        });
+        ok &= Boolean.TRUE.equals(a.get("ok"));
+        result.put("a", a);
+      }
+      if (opt.runLatency()) {
+        Map<String, Object> b = runWorkload(tag, "b", server, () -> {
+          LatencyResult r = new LatencyWorkload(opt, kit, endpoint).run(nonce);
+          printIndented(tag, r.describe());
+          return r.toMap();
+        });
+        ok &= Boolean.TRUE.equals(b.get("ok"));
+        result.put("b", b);
+      }
+    } catch (BenchFailure e) {
+      System.out.println(tag + ": FAILED: " + e.getMessage());
+      result.put("error", e.getMessage());
+      ok = false;
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+    }
+    result.put("ok", ok);
+    return result;
+  }
+
+  private interface Workload {
+    Map<String, Object> run();
+  }
+
+  /** Runs one workload, turning a failure into a reported result so the other workload still runs. */
+  private static Map<String, Object> runWorkload(String tag, String name, ServerProcess server, Workload w) {
+    try {
+      return w.run();
+    } catch (BenchFailure e) {
+      System.out.println(tag + ": [" + name + "] FAILED: " + e.getMessage());
+      if (server != null) {
+        System.out.println(tag + ": last server output:\n" + server.logTail());
+      }
+      Map<String, Object> failed = new LinkedHashMap<>();
+      failed.put("ok", false);
+      failed.put("error", e.getMessage());
+      return failed;
+    }
+  }
+
+  private void printSummary(List<Map<String, Object>> a, List<Map<String, Object>> b, boolean allOk) {
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("runs", opt.runs());
+    summary.put("all_ok", allOk);
+    System.out.printf("== median over verified runs (%s) ==%n", allOk ? "all runs OK" : "SOME RUNS FAILED");
+    if (opt.runThroughput()) {
+      Map<String, Object> m = Medians.of(a);
+      summary.put("a_ok_runs", a.size());
+      summary.put("a", m);
+      if (!a.isEmpty()) {
+        System.out.printf("[a] enqueue %,.0f jobs/s, drain %,.0f jobs/s (%d of %d runs)%n",
+            m.get("enqueue_jobs_per_s"), m.get("drain_jobs_per_s"), a.size(), opt.runs());
+      } else {
+        System.out.println("[a] no verified run");
+      }
+    }
+    if (opt.runLatency()) {
+      Map<String, Object> m = Medians.of(b);
+      summary.put("b_ok_runs", b.size());
+      summary.put("b", m);
+      if (!b.isEmpty()) {
+        System.out.printf("[b] enqueue->receive ms: p50 %s  p90 %s  p99 %s  p99.9 %s  max %s; enqueue->201 ms: p50 %s  p99 %s (%d of %d runs)%n",
+            m.get("e2e_p50_ms"), m.get("e2e_p90_ms"), m.get("e2e_p99_ms"), m.get("e2e_p999_ms"), m.get("e2e_max_ms"),
+            m.get("enqueue_p50_ms"), m.get("enqueue_p99_ms"), b.size(), opt.runs());
+      } else {
+        System.out.println("[b] no verified run");
+      }
+    }
+    System.out.println("SUMMARY " + json(summary));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void collectOk(Object workloadResult, List<Map<String, Object>> into) {
+    if (workloadResult instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("ok"))) {
+      into.add((Map<String, Object>) m);
+    }
+  }
+
+  private static void printIndented(String tag, String lines) {
+    for (String line : lines.split("\n")) {
+      System.out.println(tag + ": " + line);
+    }
+  }
+
+  private static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

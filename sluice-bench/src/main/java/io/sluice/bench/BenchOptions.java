@@ -1,0 +1,184 @@
+package io.sluice.bench;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Command-line options. Hand-rolled on purpose: the bench should not drag a CLI library into
+ * its jar, and "--name value" / "--name=value" is all it needs. A later occurrence of an option
+ * overrides an earlier one, which lets bin/sluice-bench supply defaults the user can override.
+ */
+record BenchOptions(
+    String url,
+    Path project,
+    String workload,
+    int runs,
+    int jobs,
+    int batch,
+    int lanes,
+    int workers,
+    int prefetch,
+    int payloadBytes,
+    double rate,
+    int latencyJobs,
+    int pool,
+    String queue,
+    int clientThreads,
+    long phaseTimeoutSec,
+    long startupTimeoutSec,
+    boolean keepTemp) {
+
+  static final String USAGE = """
+      Usage: sluice-bench [options]
+
+      Target (default: start a fresh server per run from the project):
+        --url http://127.0.0.1:PORT   use an already running server (loopback only)
+        --project DIR                 project root holding bin/sluice (default: current directory)
+        --startup-timeout SEC         wait for /health after launch (default 180)
+        --keep-temp                   keep the server's temp dir and log after the run
+
+      What to run:
+        --workload a|b|all            a = bulk enqueue + drain throughput, b = latency (default all)
+        --runs N                      runs, each on a fresh self-started server (default 3)
+        --jobs N                      (a) jobs to enqueue and drain (default 100000)
+        --batch N                     (a) jobs per POST /jobs/bulk (default 1000)
+        --lanes N                     (a) bulk requests in flight, one connection each (default 4)
+        --workers N                   take streams, one connection each (default 4)
+        --prefetch N                  prefetch per take stream (default 16)
+        --payload-bytes N             JSON payload size per job (default 100)
+        --rate R                      (b) enqueues per second, open loop (default 500)
+        --latency-jobs N              (b) jobs to send (default 5000)
+        --pool N                      (b) max connections for the enqueue client (default 64)
+        --queue NAME                  queue for (a); (b) uses NAME-latency (default bench)
+        --client-threads N            bench event loops (default 2)
+        --phase-timeout SEC           fail a phase that takes longer (default 120)
+
+      Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
+      line with medians over the runs. Exit status 0 only if every run verified OK.
+      """;
+
+  static BenchOptions parse(String[] args) {
+    Map<String, String> v = new LinkedHashMap<>();
+    v.put("project", ".");
+    v.put("workload", "all");
+    v.put("runs", "3");
+    v.put("jobs", "100000");
+    v.put("batch", "1000");
+    v.put("lanes", "4");
+    v.put("workers", "4");
+    v.put("prefetch", "16");
+    v.put("payload-bytes", "100");
+    v.put("rate", "500");
+    v.put("latency-jobs", "5000");
+    v.put("pool", "64");
+    v.put("queue", "bench");
+    v.put("client-threads", "2");
+    v.put("phase-timeout", "120");
+    v.put("startup-timeout", "180");
+    boolean keepTemp = false;
+
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      if (a.equals("--help") || a.equals("-h")) {
+        throw new UsageException(null);
+      }
+      if (a.equals("--keep-temp")) {
+        keepTemp = true;
+        continue;
+      }
+      if (!a.startsWith("--")) {
+        throw new UsageException("unexpected argument '" + a + "'");
+      }
+      String name;
+      String value;
+      int eq = a.indexOf('=');
+      if (eq > 0) {
+        name = a.substring(2, eq);
+        value = a.substring(eq + 1);
+      } else {
+        name = a.substring(2);
+        if (i + 1 >= args.length) {
+          throw new UsageException("--" + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      if (!name.equals("url") && !v.containsKey(name)) {
+        throw new UsageException("unknown option --" + name);
+      }
+      v.put(name, value);
+    }
+
+    String workload = v.get("workload");
+    if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")) {
+      throw new UsageException("--workload must be a, b or all");
+    }
+    BenchOptions o = new BenchOptions(
+        v.get("url"),
+        Path.of(v.get("project")).toAbsolutePath().normalize(),
+        workload,
+        positive(v, "runs"),
+        positive(v, "jobs"),
+        positive(v, "batch"),
+        positive(v, "lanes"),
+        positive(v, "workers"),
+        positive(v, "prefetch"),
+        positive(v, "payload-bytes"),
+        positiveDouble(v, "rate"),
+        positive(v, "latency-jobs"),
+        positive(v, "pool"),
+        v.get("queue"),
+        positive(v, "client-threads"),
+        positive(v, "phase-timeout"),
+        positive(v, "startup-timeout"),
+        keepTemp);
+    if (o.queue().isEmpty()) {
+      throw new UsageException("--queue must not be empty");
+    }
+    return o;
+  }
+
+  boolean runThroughput() {
+    return !workload.equals("b");
+  }
+
+  boolean runLatency() {
+    return !workload.equals("a");
+  }
+
+  /** Separate queue so leftovers of a failed throughput phase cannot pollute latency samples. */
+  String latencyQueue() {
+    return queue + "-latency";
+  }
+
+  private static int positive(Map<String, String> v, String name) {
+    try {
+      int n = Integer.parseInt(v.get(name).replace("_", ""));
+      if (n <= 0) {
+        throw new UsageException("--" + name + " must be positive");
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + name + " must be an integer, got '" + v.get(name) + "'");
+    }
+  }
+
+  private static double positiveDouble(Map<String, String> v, String name) {
+    try {
+      double d = Double.parseDouble(v.get(name));
+      if (!(d > 0) || Double.isInfinite(d)) {
+        throw new UsageException("--" + name + " must be positive");
+      }
+      return d;
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + name + " must be a number, got '" + v.get(name) + "'");
+    }
+  }
+
+  /** Bad command line; a null message means "just print usage". */
+  static final class UsageException extends RuntimeException {
+    UsageException(String message) {
+      super(message);
+    }
+  }
+}

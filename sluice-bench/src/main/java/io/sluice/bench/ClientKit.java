@@ -1,0 +1,108 @@
+package io.sluice.bench;
+
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientConnection;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpConnectOptions;
+import io.vertx.core.http.PoolOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The Vert.x plumbing shared by all workloads: one Vertx for the whole bench, event-loop contexts
+ * to pin each lane/worker to, and HTTP/1.1 keep-alive clients.
+ *
+ * <p>Pinning matters: a worker's take stream, its acks and its batching state all live on one
+ * event loop, so the worker needs no locks and "same event-loop turn" has a precise meaning.
+ */
+final class ClientKit implements AutoCloseable {
+
+  private static final int CONNECT_TIMEOUT_MS = 10_000;
+
+  private final Vertx vertx;
+  private final List<Context> contexts = new ArrayList<>();
+
+  ClientKit(int eventLoops) {
+    this.vertx = Vertx.builder().with(new VertxOptions().setEventLoopPoolSize(eventLoops)).build();
+  }
+
+  /**
+   * The i-th pinned context. Deploying a no-op verticle is the public way to get a fresh context,
+   * and Vert.x assigns deployments to event loops round-robin, which spreads workers evenly.
+   */
+  synchronized Context context(int i) {
+    while (contexts.size() <= i) {
+      Promise<Context> made = Promise.promise();
+      vertx.deployVerticle(new VerticleBase() {
+        @Override
+        public Future<?> start() {
+          made.complete(context);
+          return Future.succeededFuture();
+        }
+      });
+      contexts.add(Await.result(made.future(), 10, TimeUnit.SECONDS, "creating event-loop context"));
+    }
+    return contexts.get(i);
+  }
+
+  /**
+   * A pooled keep-alive client. Used where requests are independent (open-loop enqueues, single
+   * acks) and a request must not wait behind another on one connection.
+   */
+  HttpClientAgent pooledClient(Endpoint endpoint, int maxConnections) {
+    HttpClientOptions options = baseOptions()
+        .setDefaultHost(endpoint.host())
+        .setDefaultPort(endpoint.port());
+    return vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(maxConnections));
+  }
+
+  /** A client whose only use is {@link #connect}: dedicated connections bypass its pool. */
+  HttpClientAgent connector() {
+    return vertx.createHttpClient(baseOptions());
+  }
+
+  /**
+   * Opens one dedicated connection from inside {@code ctx}, so that requests on it and their
+   * callbacks stay on that context.
+   */
+  static Future<HttpClientConnection> connect(Context ctx, HttpClientAgent connector, Endpoint endpoint) {
+    return onContext(ctx, () -> connector.connect(new HttpConnectOptions()
+        .setHost(endpoint.host())
+        .setPort(endpoint.port())
+        .setConnectTimeout(CONNECT_TIMEOUT_MS)));
+  }
+
+  /** Runs an async action on {@code ctx}; the returned future can be awaited from any thread. */
+  static <T> Future<T> onContext(Context ctx, Supplier<Future<T>> action) {
+    Promise<T> result = Promise.promise();
+    ctx.runOnContext(v -> {
+      try {
+        action.get().onComplete(result::complete, result::fail);
+      } catch (RuntimeException e) {
+        result.fail(e);
+      }
+    });
+    return result.future();
+  }
+
+  private static HttpClientOptions baseOptions() {
+    return new HttpClientOptions()
+        .setKeepAlive(true)
+        .setPipelining(false)
+        .setTcpNoDelay(true)
+        .setConnectTimeout(CONNECT_TIMEOUT_MS);
+  }
+
+  @Override
+  public void close() {
+    Await.quietly(vertx.close(), 10_000);
+  }
+}

@@ -1,0 +1,219 @@
+package io.sluice.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A Sluice server started by the bench for one run: fresh data directory, free loopback ports,
+ * health wait, graceful SIGTERM stop and cleanup. Each run gets its own so runs do not inherit
+ * each other's data or warmed-up state.
+ */
+final class ServerProcess implements AutoCloseable {
+
+  private static final long STOP_WAIT_SEC = 30;
+  private static final int LOG_TAIL_LINES = 40;
+
+  private final Process process;
+  private final Path tempDir;
+  private final Path log;
+  private final Endpoint endpoint;
+  private final boolean keepTemp;
+  private final Thread shutdownHook;
+  private boolean closed;
+
+  private ServerProcess(Process process, Path tempDir, Path log, Endpoint endpoint, boolean keepTemp) {
+    this.process = process;
+    this.tempDir = tempDir;
+    this.log = log;
+    this.endpoint = endpoint;
+    this.keepTemp = keepTemp;
+    // An interrupted bench (Ctrl-C) must not leave a server running in the background.
+    this.shutdownHook = new Thread(this::stopProcessTree, "sluice-bench-server-stopper");
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
+  }
+
+  static ServerProcess start(Path project, long startupTimeoutSec, boolean keepTemp) {
+    Path launcher = project.resolve("bin").resolve("sluice");
+    if (!Files.isExecutable(launcher)) {
+      throw new BenchFailure(launcher + " not found or not executable; pass --project <sluice root> or --url");
+    }
+    Path tempDir;
+    try {
+      tempDir = Files.createTempDirectory("sluice-bench-");
+      Path rootDir = Files.createDirectory(tempDir.resolve("root"));
+      Path log = tempDir.resolve("server.log");
+      int[] ports = freeLoopbackPorts(2);
+      Endpoint endpoint = Endpoint.loopback(ports[0]);
+      ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "serve",
+          "--root-dir", rootDir.toString(),
+          "--host", endpoint.host(),
+          "--port", Integer.toString(ports[0]),
+          "--admin-port", Integer.toString(ports[1]))
+          .directory(project.toFile())
+          .redirectErrorStream(true)
+          .redirectOutput(log.toFile());
+      ServerProcess server = new ServerProcess(pb.start(), tempDir, log, endpoint, keepTemp);
+      try {
+        server.awaitHealthy(startupTimeoutSec);
+      } catch (RuntimeException e) {
+        server.close();
+        throw e;
+      }
+      return server;
+    } catch (IOException e) {
+      throw new BenchFailure("could not start " + launcher + ": " + e, e);
+    }
+  }
+
+  Endpoint endpoint() {
+    return endpoint;
+  }
+
+  Path log() {
+    return log;
+  }
+
+  /** Last lines of the server's output, for failure reports. */
+  String logTail() {
+    try {
+      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
+    } catch (IOException | UncheckedIOException e) {
+      return "(server log unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    stopProcessTree();
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException alreadyShuttingDown) {
+      // The hook is running or will run; nothing to undo.
+    }
+    if (!keepTemp) {
+      deleteRecursively(tempDir);
+    }
+  }
+
+  private void awaitHealthy(long timeoutSec) {
+    HttpClient http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
+    HttpRequest health = HttpRequest.newBuilder(URI.create(endpoint.url() + "/health"))
+        .timeout(Duration.ofSeconds(2))
+        .GET()
+        .build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSec);
+    String last = "no answer yet";
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new BenchFailure("server exited with status " + process.exitValue() + " before becoming healthy;"
+            + " last output:\n" + logTail());
+      }
+      try {
+        HttpResponse<String> resp = http.send(health, HttpResponse.BodyHandlers.ofString());
+        if (resp.statusCode() == 200 && resp.body().contains("ok")) {
+          return;
+        }
+        last = "status " + resp.statusCode() + ": " + resp.body();
+      } catch (IOException e) {
+        last = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new BenchFailure("interrupted while waiting for the server");
+      }
+      sleep(250);
+    }
+    throw new BenchFailure("server not healthy after " + timeoutSec + " s (" + last + "); last output:\n" + logTail());
+  }
+
+  /**
+   * SIGTERM to the launcher and everything under it (the launcher may run a build or not exec
+   * java), then SIGKILL whatever is still alive after a grace period.
+   */
+  private void stopProcessTree() {
+    List<ProcessHandle> tree = new ArrayList<>();
+    process.descendants().forEach(tree::add);
+    tree.add(process.toHandle());
+    for (ProcessHandle p : tree) {
+      p.destroy();
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(STOP_WAIT_SEC);
+    for (ProcessHandle p : tree) {
+      long left = deadline - System.nanoTime();
+      try {
+        p.onExit().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+      } catch (Exception e) {
+        // Timed out or interrupted: fall through to the forced kill below.
+      }
+    }
+    for (ProcessHandle p : tree) {
+      if (p.isAlive()) {
+        System.err.println("server process " + p.pid() + " ignored SIGTERM for " + STOP_WAIT_SEC + " s; killing it");
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  private static int[] freeLoopbackPorts(int n) throws IOException {
+    // Hold all sockets until every port is chosen so the same port is not handed out twice.
+    ServerSocket[] sockets = new ServerSocket[n];
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        if (s != null) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException e) {
+          // Best effort: a leftover temp file is not worth failing a benchmark over.
+        }
+      });
+    } catch (IOException e) {
+      // Same as above.
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

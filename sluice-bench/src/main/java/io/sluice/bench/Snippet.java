@@ -1,0 +1,18 @@
+package io.sluice.bench;
+
+import io.vertx.core.buffer.Buffer;
+
+/** Shortens response bodies quoted in error messages so one bad answer cannot flood the output. */
+final class Snippet {
+  private static final int MAX = 300;
+
+  private Snippet() {}
+
+  static String of(Buffer body) {
+    if (body == null) {
+      return "";
+    }
+    String s = body.toString();
+    return s.length() <= MAX ? s : s.substring(0, MAX) + "...(" + s.length() + " chars)";
+  }
+}

@@ -1,0 +1,68 @@
+package io.sluice.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Outcome of workload (a) for one run, with the human and the machine-readable rendering. */
+record ThroughputResult(
+    int jobs, int batch, int lanes, int workers, int prefetch,
+    long enqueueNanos, int enqueueRequests,
+    long drainNanos, long ackRequests, long heartbeats, long foreignLines,
+    DrainTracker.Tally tally) {
+
+  double enqueueRate() {
+    return jobs / (enqueueNanos / 1e9);
+  }
+
+  double drainRate() {
+    return jobs / (drainNanos / 1e9);
+  }
+
+  /** Exactly once and all acked: anything else means the numbers are not trustworthy. */
+  boolean ok() {
+    return tally.missing() == 0 && tally.duplicates() == 0 && tally.acked() == jobs
+        && tally.ackNotFound() == 0;
+  }
+
+  String describe() {
+    return String.format(
+        "[a] enqueue %,d jobs in %.3f s = %,.0f jobs/s (%d bulk requests of %d, %d lanes)%n"
+            + "[a] drain   %,d jobs in %.3f s = %,.0f jobs/s (%d streams, prefetch %d, %,d bulk acks, %.1f ids/ack)%n"
+            + "[a] verify  received %,d, missing %,d, duplicates %,d, strays %,d, acked %,d, ack not_found %,d,"
+            + " heartbeats %,d, unparsable lines %,d -> %s",
+        jobs, enqueueNanos / 1e9, enqueueRate(), enqueueRequests, batch, lanes,
+        jobs, drainNanos / 1e9, drainRate(), workers, prefetch, ackRequests,
+        ackRequests == 0 ? 0.0 : (double) (tally.received() + tally.duplicates() + tally.strays()) / ackRequests,
+        tally.received(), tally.missing(), tally.duplicates(), tally.strays(), tally.acked(),
+        tally.ackNotFound(), heartbeats, foreignLines, ok() ? "OK" : "FAILED");
+  }
+
+  Map<String, Object> toMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("ok", ok());
+    m.put("jobs", jobs);
+    m.put("batch", batch);
+    m.put("lanes", lanes);
+    m.put("workers", workers);
+    m.put("prefetch", prefetch);
+    m.put("enqueue_s", round(enqueueNanos / 1e9, 4));
+    m.put("enqueue_jobs_per_s", Math.round(enqueueRate()));
+    m.put("drain_s", round(drainNanos / 1e9, 4));
+    m.put("drain_jobs_per_s", Math.round(drainRate()));
+    m.put("ack_requests", ackRequests);
+    m.put("received", tally.received());
+    m.put("missing", tally.missing());
+    m.put("duplicates", tally.duplicates());
+    m.put("strays", tally.strays());
+    m.put("acked", tally.acked());
+    m.put("ack_not_found", tally.ackNotFound());
+    m.put("heartbeats", heartbeats);
+    m.put("unparsable_lines", foreignLines);
+    return m;
+  }
+
+  static double round(double v, int digits) {
+    double f = Math.pow(10, digits);
+    return Math.round(v * f) / f;
+  }
+}

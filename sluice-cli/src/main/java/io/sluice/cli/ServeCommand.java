@@ -1,0 +1,237 @@
+package io.sluice.cli;
+
+import io.sluice.api.ApiConfig;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.EngineLoop;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.store.rocks.StoreConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import sun.misc.Signal;
+
+/** {@code sluice serve}: runs the server until SIGTERM or SIGINT (CLI.md §2). */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Sluice server.")
+public final class ServeCommand implements Callable<Integer> {
+  @Option(names = "--root-dir", defaultValue = "${env:SLUICE_ROOT_DIR:-./sluice-data}",
+      description = "Root directory for all persistent state (default: ${DEFAULT-VALUE}).")
+  String rootDir;
+
+  @Option(names = "--host", defaultValue = "${env:SLUICE_HOST:-127.0.0.1}",
+      description = "Primary API bind address.")
+  String host;
+
+  @Option(names = "--port", defaultValue = "${env:SLUICE_PORT:-7890}",
+      description = "Primary API port.")
+  String port;
+
+  @Option(names = "--admin-host", defaultValue = "${env:SLUICE_ADMIN_HOST:-127.0.0.1}",
+      description = "Admin API bind address.")
+  String adminHost;
+
+  @Option(names = "--admin-port", defaultValue = "${env:SLUICE_ADMIN_PORT:-8901}",
+      description = "Admin API port.")
+  String adminPort;
+
+  @Option(names = "--no-admin", description = "Do not start the admin listener (SLUICE_NO_ADMIN).")
+  boolean noAdmin;
+
+  @Option(names = "--heartbeat-interval",
+      defaultValue = "${env:SLUICE_HEARTBEAT_INTERVAL:-3s}",
+      description = "Idle time before a take stream gets a heartbeat.")
+  String heartbeatInterval;
+
+  @Option(names = {"-l", "--global-in-flight-limit"},
+      defaultValue = "${env:SLUICE_GLOBAL_IN_FLIGHT_LIMIT:-1024}",
+      description = "Most jobs in flight across all connections; 0 = unlimited.")
+  String globalInFlightLimit;
+
+  @Option(names = "--default-retry-limit", defaultValue = "${env:SLUICE_DEFAULT_RETRY_LIMIT:-25}",
+      description = "Retry limit of jobs without their own.")
+  String defaultRetryLimit;
+
+  @Option(names = "--default-backoff-base",
+      defaultValue = "${env:SLUICE_DEFAULT_BACKOFF_BASE:-15s}", description = "Backoff base B.")
+  String defaultBackoffBase;
+
+  @Option(names = "--default-backoff-exponent",
+      defaultValue = "${env:SLUICE_DEFAULT_BACKOFF_EXPONENT:-4}",
+      description = "Backoff exponent E.")
+  String defaultBackoffExponent;
+
+  @Option(names = "--default-backoff-jitter",
+      defaultValue = "${env:SLUICE_DEFAULT_BACKOFF_JITTER:-30s}",
+      description = "Backoff jitter J per attempt.")
+  String defaultBackoffJitter;
+
+  @Option(names = "--default-completed-job-retention",
+      defaultValue = "${env:SLUICE_DEFAULT_COMPLETED_JOB_RETENTION:-0}",
+      description = "Retention of completed jobs (0 = delete on completion).")
+  String defaultCompletedRetention;
+
+  @Option(names = "--default-dead-job-retention",
+      defaultValue = "${env:SLUICE_DEFAULT_DEAD_JOB_RETENTION:-7d}",
+      description = "Retention of dead jobs (0 = delete on death).")
+  String defaultDeadRetention;
+
+  @Option(names = "--reaper-check-interval",
+      defaultValue = "${env:SLUICE_REAPER_CHECK_INTERVAL:-30s}",
+      description = "How often expired terminal jobs are purged.")
+  String reaperInterval;
+
+  @Option(names = "--default-commit-mode",
+      defaultValue = "${env:SLUICE_DEFAULT_COMMIT_MODE:-buffered}",
+      description = "buffered or fsync, for all writes.")
+  String defaultCommitMode;
+
+  @Option(names = "--enqueue-commit-mode", defaultValue = "${env:SLUICE_ENQUEUE_COMMIT_MODE:-}",
+      description = "buffered or fsync, for enqueues (default: the default commit mode).")
+  String enqueueCommitMode;
+
+  @Option(names = "--cache-size", defaultValue = "${env:SLUICE_CACHE_SIZE:-256MB}",
+      description = "Storage read cache size.")
+  String cacheSize;
+
+  @Option(names = "--log-level", defaultValue = "${env:SLUICE_LOG_LEVEL:-info}",
+      description = "trace, debug, info, warn or error (Sluice's own loggers).")
+  String logLevel;
+
+  @Option(names = "--log-format", defaultValue = "${env:SLUICE_LOG_FORMAT:-}",
+      description = "pretty, compact or json.")
+  String logFormat;
+
+  @Override
+  public Integer call() throws Exception {
+    ServerSettings settings = settings();
+    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT));
+    if (System.console() != null) {
+      System.err.println("Sluice " + Main.PRODUCT_VERSION);
+    }
+    SluiceServer server;
+    try {
+      server = SluiceServer.start(settings.store(), settings.engine(), settings.api(),
+          settings.commitModes(), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      throw new StartupException(e.getMessage());
+    }
+    if (System.console() != null) {
+      if (settings.api().adminEnabled()) {
+        System.err.println("Listening on http://" + adminHost + ":" + server.adminPort()
+            + " (admin)");
+      }
+      System.err.println("Listening on http://" + host + ":" + server.port() + " (primary)");
+    }
+    CountDownLatch stop = new CountDownLatch(1);
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
+    stop.await();
+    server.close();
+    System.err.println("Server stopped.");
+    return 0;
+  }
+
+  /** Validates every option before anything is opened or bound. */
+  ServerSettings settings() {
+    Path root = Path.of(rootDir);
+    try {
+      Files.createDirectories(root);
+    } catch (Exception e) {
+      throw new StartupException("unusable root directory " + root + ": " + e.getMessage());
+    }
+    if (!Files.isDirectory(root) || !Files.isWritable(root)) {
+      throw new StartupException("unusable root directory " + root + ": not a writable directory");
+    }
+    boolean syncOthers = commitMode(defaultCommitMode, "--default-commit-mode");
+    boolean syncEnqueues = enqueueCommitMode == null || enqueueCommitMode.isEmpty()
+        ? syncOthers
+        : commitMode(enqueueCommitMode, "--enqueue-commit-mode");
+    requireOneOf(logLevel.toLowerCase(Locale.ROOT), "--log-level",
+        "trace", "debug", "info", "warn", "error");
+    if (logFormat != null && !logFormat.isEmpty()) {
+      requireOneOf(logFormat, "--log-format", "pretty", "compact", "json");
+    }
+    try {
+      BackoffPolicy backoff = new BackoffPolicy(
+          Durations.parseMs(defaultBackoffBase, "--default-backoff-base"),
+          parseExponent(defaultBackoffExponent),
+          Durations.parseMs(defaultBackoffJitter, "--default-backoff-jitter"));
+      EngineConfig engine = new EngineConfig(
+          (int) Math.min(Integer.MAX_VALUE,
+              parseLong(defaultRetryLimit, "--default-retry-limit", 0, 0xFFFFFFFFL)),
+          backoff,
+          Durations.parseMs(defaultCompletedRetention, "--default-completed-job-retention"),
+          Durations.parseMs(defaultDeadRetention, "--default-dead-job-retention"),
+          (int) parseLong(globalInFlightLimit, "--global-in-flight-limit", 0, Integer.MAX_VALUE),
+          Math.max(1, Durations.parseMs(reaperInterval, "--reaper-check-interval")),
+          EngineConfig.DEFAULT_SCHEDULER_BATCH_SIZE,
+          EngineConfig.DEFAULT_PAYLOAD_CACHE_BYTES);
+      ApiConfig api = new ApiConfig(host, (int) parseLong(port, "--port", 0, 65535),
+          !(noAdmin || EnvFlags.isSet("SLUICE_NO_ADMIN")), adminHost,
+          (int) parseLong(adminPort, "--admin-port", 0, 65535),
+          Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
+          Math.max(2, Runtime.getRuntime().availableProcessors()));
+      StoreConfig store = new StoreConfig(root.resolve("data"),
+          Sizes.parseBytes(cacheSize, "--cache-size"));
+      return new ServerSettings(store, engine, api,
+          new EngineLoop.CommitModes(syncEnqueues, syncOthers));
+    } catch (IllegalArgumentException e) {
+      throw new StartupException(e.getMessage());
+    }
+  }
+
+  private static boolean commitMode(String value, String option) {
+    requireOneOf(value, option, "buffered", "fsync");
+    return value.equals("fsync");
+  }
+
+  private static void requireOneOf(String value, String option, String... allowed) {
+    for (String candidate : allowed) {
+      if (candidate.equals(value)) {
+        return;
+      }
+    }
+    throw new StartupException("invalid value for " + option + ": '" + value + "' (expected one of "
+        + String.join(", ", allowed) + ")");
+  }
+
+  private static long parseLong(String value, String option, long min, long max) {
+    try {
+      long number = Long.parseLong(value.trim());
+      if (number >= min && number <= max) {
+        return number;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new StartupException("invalid value for " + option + ": '" + value
+        + "' (expected an integer from " + min + " to " + max + ")");
+  }
+
+  private static float parseExponent(String value) {
+    try {
+      float exponent = Float.parseFloat(value.trim());
+      if (Float.isFinite(exponent) && exponent >= 0) {
+        return exponent;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new StartupException("invalid value for --default-backoff-exponent: '" + value
+        + "' (expected a non-negative number)");
+  }
+
+  record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,
+      EngineLoop.CommitModes commitModes) {}
+
+  /** A configuration problem: printed as {@code Error: <message>}, exit status 1. */
+  static final class StartupException extends RuntimeException {
+    StartupException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package io.sluice.cli;
+
+import io.sluice.api.ApiConfig;
+import io.sluice.api.ApiServer;
+import io.sluice.engine.Engine;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.EngineLoop;
+import io.sluice.store.rocks.RocksJobStore;
+import io.sluice.store.rocks.StoreConfig;
+import java.time.InstantSource;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires store, engine and listeners in start-up order (CLI.md §2.3) and takes them down in
+ * reverse on {@link #close}: listeners first, so no new work arrives, then the engine (its
+ * streams' jobs requeued), then the store.
+ */
+public final class SluiceServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceServer.class);
+
+  private final RocksJobStore store;
+  private final EngineLoop loop;
+  private final ApiServer api;
+
+  private SluiceServer(RocksJobStore store, EngineLoop loop, ApiServer api) {
+    this.store = store;
+    this.loop = loop;
+    this.api = api;
+  }
+
+  public static SluiceServer start(StoreConfig storeConfig, EngineConfig engineConfig,
+      ApiConfig apiConfig, EngineLoop.CommitModes commitModes, InstantSource clock) {
+    RocksJobStore store = new RocksJobStore(storeConfig);
+    EngineLoop loop = null;
+    try {
+      Engine engine = new Engine(engineConfig);
+      long recoveredAtMs = clock.millis();
+      AtomicInteger recovered = new AtomicInteger();
+      store.scanJobs(job -> {
+        engine.recover(job, recoveredAtMs);
+        recovered.incrementAndGet();
+      });
+      LOG.info("recovered {} stored jobs", recovered.get());
+      loop = new EngineLoop(engine, store, clock, commitModes);
+      loop.start();
+      ApiServer api = new ApiServer(apiConfig, loop, store, clock);
+      try {
+        api.start();
+      } catch (RuntimeException e) {
+        api.close();
+        throw e;
+      }
+      return new SluiceServer(store, loop, api);
+    } catch (RuntimeException e) {
+      if (loop != null) {
+        loop.close();
+      }
+      store.close();
+      throw e;
+    }
+  }
+
+  public int port() {
+    return api.port();
+  }
+
+  public int adminPort() {
+    return api.adminPort();
+  }
+
+  @Override
+  public void close() {
+    api.close();
+    loop.call((engine, nowMs) -> {
+      engine.closeAllSessions(nowMs);
+      return null;
+    });
+    loop.close();
+    store.close();
+  }
+}

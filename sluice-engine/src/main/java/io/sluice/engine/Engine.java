@@ -1,0 +1,315 @@
+package io.sluice.engine;
+
+import io.sluice.engine.dispatch.Dispatcher;
+import io.sluice.engine.dispatch.JobSink;
+import io.sluice.engine.dispatch.ReadyIndex;
+import io.sluice.engine.dispatch.WorkerSession;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.schedule.DeadlineIndex;
+import io.sluice.engine.store.Mutation;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The job state machine: every state change is a method here, applied on one thread with the
+ * time passed in, so the same calls with the same times always have the same effect.
+ *
+ * <p>Owned by the engine thread. A live job is in exactly one of: the ready index, the scheduled
+ * index, a stream's in-flight set, the purge index (terminal and retained), or none of them while
+ * its enqueue awaits commit. Durable effects accumulate in the current {@link Turn}.
+ */
+public final class Engine {
+  private final EngineConfig config;
+  private final Map<JobId, Job> jobs = new HashMap<>();
+  private final ReadyIndex ready = new ReadyIndex();
+  private final DeadlineIndex scheduled = new DeadlineIndex(Job::readyAtMs);
+  private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
+  private final Dispatcher dispatcher;
+  private Turn turn = new Turn();
+  private long cachedPayloadBytes;
+  private long nextReapAtMs;
+  private long nextSessionId = 1;
+
+  public Engine(EngineConfig config) {
+    this.config = config;
+    this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
+  }
+
+  public EngineConfig config() {
+    return config;
+  }
+
+  /** Loads stored jobs at start-up; jobs that were in flight come back ready. */
+  public void recover(JobSnapshot stored, long nowMs) {
+    Job job = Job.fromSnapshot(stored);
+    jobs.put(job.id(), job);
+    if (job.status().isTerminal()) {
+      retained.add(job);
+    } else {
+      index(job, nowMs);
+    }
+  }
+
+  // ---- enqueue -------------------------------------------------------------------------------
+
+  /** Stores new jobs; they become dispatchable once this turn is durable. */
+  public List<JobSnapshot> enqueue(List<NewJob> requests, long nowMs) {
+    List<JobSnapshot> created = new ArrayList<>(requests.size());
+    for (NewJob request : requests) {
+      created.add(enqueueOne(request, nowMs));
+    }
+    return created;
+  }
+
+  private JobSnapshot enqueueOne(NewJob request, long nowMs) {
+    long readyAtMs = request.readyAtMs() == null ? nowMs : request.readyAtMs();
+    JobStatus status = readyAtMs > nowMs ? JobStatus.SCHEDULED : JobStatus.READY;
+    Job job =
+        new Job(request.id(), request.type(), request.queue(), request.priority(), status, readyAtMs);
+    job.retryLimit(request.retryLimit());
+    job.backoff(request.backoff());
+    job.retention(request.retention());
+    jobs.put(job.id(), job);
+    JobSnapshot snapshot = job.snapshot(false);
+    turn.enqueueWrite(new Mutation.PutJob(snapshot));
+    turn.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
+    cachePayload(job, request.payload());
+    turn.indexAfterCommit(job);
+    return snapshot;
+  }
+
+  /** Called once the turn that created these jobs is durable. */
+  public void committed(List<Job> newJobs, long nowMs) {
+    for (Job job : newJobs) {
+      if (jobs.get(job.id()) == job && job.holder() == null && !job.status().isTerminal()) {
+        index(job, nowMs);
+      }
+    }
+  }
+
+  private void index(Job job, long nowMs) {
+    if (job.readyAtMs() > nowMs) {
+      job.status(JobStatus.SCHEDULED);
+      scheduled.add(job);
+    } else {
+      job.status(JobStatus.READY);
+      ready.add(job);
+      dispatcher.readyAdded();
+    }
+  }
+
+  private void cachePayload(Job job, byte[] payload) {
+    if (cachedPayloadBytes + payload.length <= config.payloadCacheBytes()) {
+      job.payload(payload);
+      cachedPayloadBytes += payload.length;
+    }
+  }
+
+  private byte[] takePayload(Job job) {
+    byte[] payload = job.payload();
+    if (payload != null) {
+      job.payload(null);
+      cachedPayloadBytes -= payload.length;
+    }
+    return payload;
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** The visible job with its payload if cached (else the caller reads it from the store). */
+  public JobSnapshot get(JobId id, long nowMs) {
+    return visible(id, nowMs, "job not found").snapshot(true);
+  }
+
+  private Job visible(JobId id, long nowMs, String notFoundMessage) {
+    Job job = id == null ? null : jobs.get(id);
+    if (job == null || job.isPurgedAt(nowMs)) {
+      throw new SluiceException.NotFound(notFoundMessage);
+    }
+    return job;
+  }
+
+  public int jobCount() {
+    return jobs.size();
+  }
+
+  public int inFlightCount() {
+    return dispatcher.inFlightCount();
+  }
+
+  // ---- take streams --------------------------------------------------------------------------
+
+  public WorkerSession openSession(Set<String> queues, int prefetch, JobSink sink) {
+    WorkerSession session = new WorkerSession(nextSessionId++, queues, prefetch, sink);
+    dispatcher.open(session);
+    return session;
+  }
+
+  /** The stream ended: every job it still holds goes back to ready, unchanged. */
+  public void closeSession(WorkerSession session, long nowMs) {
+    for (Job job : dispatcher.close(session)) {
+      job.status(JobStatus.READY);
+      ready.add(job);
+      dispatcher.readyAdded();
+    }
+  }
+
+  public void sessionWritable(WorkerSession session, boolean writable) {
+    dispatcher.writable(session, writable);
+  }
+
+  /** Ends every stream, requeueing their jobs (graceful shutdown). */
+  public void closeAllSessions(long nowMs) {
+    for (WorkerSession session : dispatcher.sessions()) {
+      closeSession(session, nowMs);
+    }
+  }
+
+  /** Hands every dispatchable job to a stream with a free slot. */
+  public void dispatch(long nowMs) {
+    dispatcher.dispatch(
+        (job, session) -> {
+          job.status(JobStatus.IN_FLIGHT);
+          job.dequeuedAtMs(nowMs);
+          return job.snapshot(false).withPayload(takePayload(job));
+        });
+  }
+
+  // ---- acknowledgements ----------------------------------------------------------------------
+
+  public void complete(JobId id, long nowMs) {
+    Job job = jobs.get(id);
+    if (job == null || job.status() != JobStatus.IN_FLIGHT) {
+      throw new SluiceException.NotFound("job not found in in-flight set");
+    }
+    dispatcher.release(job);
+    long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
+        config.defaultCompletedRetentionMs());
+    finish(job, JobStatus.COMPLETED, retentionMs, nowMs);
+  }
+
+  /** Completes every id that is in flight; returns those that were not, in request order. */
+  public List<String> completeAll(List<String> ids, long nowMs) {
+    List<String> notFound = new ArrayList<>();
+    for (String raw : ids) {
+      JobId id = JobId.parseOrNull(raw);
+      Job job = id == null ? null : jobs.get(id);
+      if (job == null || job.status() != JobStatus.IN_FLIGHT) {
+        notFound.add(raw);
+      } else {
+        complete(id, nowMs);
+      }
+    }
+    return notFound;
+  }
+
+  public JobSnapshot fail(JobId id, FailureReport report, long nowMs) {
+    Job job = jobs.get(id);
+    if (job == null || job.status() != JobStatus.IN_FLIGHT) {
+      throw new SluiceException.NotFound("job not found in in-flight set");
+    }
+    dispatcher.release(job);
+    int attempts = job.attempts() + 1;
+    job.attempts(attempts);
+    job.failedAtMs(nowMs);
+    turn.write(new Mutation.PutError(job.id(), new ErrorRecord(attempts, report.message(),
+        report.errorType(), report.backtrace(), job.dequeuedAtMs(), nowMs)));
+    int retryLimit = job.retryLimit() != null ? job.retryLimit() : config.defaultRetryLimit();
+    if (report.kill() || (report.retryAtMs() == null && attempts > retryLimit)) {
+      long retentionMs = effective(job.retention() == null ? null : job.retention().deadMs(),
+          config.defaultDeadRetentionMs());
+      return finish(job, JobStatus.DEAD, retentionMs, nowMs);
+    }
+    long retryAtMs;
+    if (report.retryAtMs() != null) {
+      retryAtMs = report.retryAtMs();
+    } else {
+      BackoffPolicy backoff = job.backoff() != null ? job.backoff() : config.defaultBackoff();
+      retryAtMs = saturatingAdd(nowMs, backoff.delayMs(attempts, report.jitterUniform()));
+    }
+    job.readyAtMs(retryAtMs);
+    index(job, nowMs);
+    JobSnapshot snapshot = job.snapshot(false);
+    turn.write(new Mutation.PutJob(snapshot));
+    return snapshot;
+  }
+
+  private JobSnapshot finish(Job job, JobStatus terminal, long retentionMs, long nowMs) {
+    takePayload(job);
+    job.status(terminal);
+    if (terminal == JobStatus.COMPLETED) {
+      job.completedAtMs(nowMs);
+    }
+    if (retentionMs == 0) {
+      jobs.remove(job.id());
+      turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+      return job.snapshot(false);
+    }
+    job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
+    retained.add(job);
+    JobSnapshot snapshot = job.snapshot(false);
+    turn.write(new Mutation.PutJob(snapshot));
+    return snapshot;
+  }
+
+  private static long effective(Long override, long serverDefault) {
+    return override != null ? override : serverDefault;
+  }
+
+  private static long saturatingAdd(long a, long b) {
+    long sum = a + b;
+    return sum < a ? Long.MAX_VALUE : sum;
+  }
+
+  // ---- time ----------------------------------------------------------------------------------
+
+  /** The earliest instant at which {@link #runDue} has work, or {@link Long#MAX_VALUE}. */
+  public long nextDeadlineMs() {
+    long next = scheduled.earliestMs();
+    if (retained.size() > 0) {
+      next = Math.min(next, Math.max(nextReapAtMs, retained.earliestMs()));
+    }
+    return next;
+  }
+
+  /** Promotes due scheduled jobs and reaps expired terminal jobs. */
+  public void runDue(long nowMs) {
+    for (Job job : scheduled.pollDue(nowMs, config.schedulerBatchSize())) {
+      job.status(JobStatus.READY);
+      ready.add(job);
+      dispatcher.readyAdded();
+    }
+    if (nowMs >= nextReapAtMs && retained.earliestMs() <= nowMs) {
+      reap(nowMs);
+    }
+  }
+
+  private void reap(long nowMs) {
+    List<Job> expired = retained.pollDue(nowMs, 1000);
+    for (Job job : expired) {
+      jobs.remove(job.id());
+      turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+    }
+    // A full batch means more may be due: reap again next turn rather than after the interval.
+    nextReapAtMs = expired.size() == 1000 ? nowMs : nowMs + config.reaperIntervalMs();
+  }
+
+  // ---- turns ---------------------------------------------------------------------------------
+
+  /** Ends the current turn, returning its durable effects. */
+  public Turn takeTurn() {
+    Turn finished = turn;
+    turn = new Turn();
+    return finished;
+  }
+}

@@ -1,0 +1,218 @@
+package io.sluice.engine;
+
+import io.sluice.engine.job.Job;
+import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.JobStore;
+import io.sluice.engine.store.Mutation;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the {@link Engine} on its own thread ({@code sluice-engine}) and commits its turns on
+ * another ({@code sluice-commit}).
+ *
+ * <p>Each turn applies every queued command, promotes due jobs and dispatches, then hands the
+ * turn's mutations to the commit thread as one batch (group commit). A command's future completes
+ * only after its turn is durable, and turns commit in order, so a response never reveals state
+ * that a crash could undo. The engine thread sleeps until the next command or the engine's
+ * earliest deadline; it never polls.
+ */
+public final class EngineLoop implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
+  private static final int MAX_COMMANDS_PER_TURN = 4096;
+
+  /** A state change or read, applied on the engine thread with the turn's time. */
+  @FunctionalInterface
+  public interface Command<T> {
+    T apply(Engine engine, long nowMs);
+  }
+
+  /** Commit-mode choice: whether enqueue writes and other writes must be fsynced. */
+  public record CommitModes(boolean syncEnqueues, boolean syncOthers) {}
+
+  private record Pending<T>(Command<T> command, CompletableFuture<T> future) {}
+
+  private record Completion<T>(CompletableFuture<T> future, T value, Throwable error) {
+    void complete(Throwable commitError) {
+      if (commitError != null) {
+        future.completeExceptionally(commitError);
+      } else if (error != null) {
+        future.completeExceptionally(error);
+      } else {
+        future.complete(value);
+      }
+    }
+  }
+
+  private record CommitWork(Turn turn, List<Completion<?>> completions) {}
+
+  private final Engine engine;
+  private final JobStore store;
+  private final InstantSource clock;
+  private final CommitModes commitModes;
+  private final ConcurrentLinkedQueue<Pending<?>> inbox = new ConcurrentLinkedQueue<>();
+  private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
+  private final Thread engineThread;
+  private final Thread commitThread;
+  private volatile boolean running = true;
+
+  public EngineLoop(Engine engine, JobStore store, InstantSource clock, CommitModes commitModes) {
+    this.engine = engine;
+    this.store = store;
+    this.clock = clock;
+    this.commitModes = commitModes;
+    this.engineThread = new Thread(this::runEngine, "sluice-engine");
+    this.commitThread = new Thread(this::runCommits, "sluice-commit");
+  }
+
+  public void start() {
+    commitThread.start();
+    engineThread.start();
+  }
+
+  public <T> CompletableFuture<T> submit(Command<T> command) {
+    CompletableFuture<T> future = new CompletableFuture<>();
+    if (!running) {
+      future.completeExceptionally(new IllegalStateException("engine is stopped"));
+      return future;
+    }
+    inbox.add(new Pending<>(command, future));
+    LockSupport.unpark(engineThread);
+    return future;
+  }
+
+  private void runEngine() {
+    List<Completion<?>> completions = new ArrayList<>();
+    while (running || !inbox.isEmpty()) {
+      long nowMs = clock.millis();
+      int applied = 0;
+      Pending<?> pending;
+      while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.poll()) != null) {
+        completions.add(apply(pending, nowMs));
+        applied++;
+      }
+      try {
+        engine.runDue(nowMs);
+        engine.dispatch(nowMs);
+      } catch (RuntimeException e) {
+        LOG.error("engine turn failed", e);
+      }
+      Turn turn = engine.takeTurn();
+      if (!turn.isEmpty() || !completions.isEmpty()) {
+        commits.add(new CommitWork(turn, completions));
+        completions = new ArrayList<>();
+      }
+      if (applied == 0 && inbox.isEmpty()) {
+        park(engine.nextDeadlineMs());
+      }
+    }
+  }
+
+  private <T> Completion<T> apply(Pending<T> pending, long nowMs) {
+    try {
+      return new Completion<>(pending.future(), pending.command().apply(engine, nowMs), null);
+    } catch (RuntimeException e) {
+      return new Completion<>(pending.future(), null, e);
+    }
+  }
+
+  private void park(long deadlineMs) {
+    if (!running) {
+      return;
+    }
+    if (deadlineMs == Long.MAX_VALUE) {
+      LockSupport.park(this);
+      return;
+    }
+    long waitMs = deadlineMs - clock.millis();
+    if (waitMs > 0) {
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(waitMs));
+    }
+  }
+
+  private void runCommits() {
+    List<CommitWork> batch = new ArrayList<>();
+    while (true) {
+      try {
+        CommitWork first = commits.poll(100, TimeUnit.MILLISECONDS);
+        if (first == null) {
+          if (!running && !engineThread.isAlive()) {
+            return;
+          }
+          continue;
+        }
+        batch.add(first);
+        commits.drainTo(batch);
+        commit(batch);
+        batch.clear();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** Writes several turns as one store batch, in order, then completes their callers. */
+  private void commit(List<CommitWork> works) {
+    List<Mutation> mutations = new ArrayList<>();
+    boolean sync = false;
+    List<Job> newJobs = new ArrayList<>();
+    for (CommitWork work : works) {
+      Turn turn = work.turn();
+      mutations.addAll(turn.mutations());
+      newJobs.addAll(turn.newJobs());
+      sync |= (turn.hasEnqueues() && commitModes.syncEnqueues())
+          || (turn.hasOtherWrites() && commitModes.syncOthers());
+    }
+    Throwable failure = null;
+    if (!mutations.isEmpty()) {
+      try {
+        store.commit(new CommitBatch(mutations, sync));
+      } catch (RuntimeException e) {
+        LOG.error("commit of {} mutations failed", mutations.size(), e);
+        failure = e;
+      }
+    }
+    if (failure == null && !newJobs.isEmpty()) {
+      // Index before answering, so a job is dispatchable by the time its enqueue is confirmed.
+      submit((engine, nowMs) -> {
+        engine.committed(newJobs, nowMs);
+        return null;
+      });
+    }
+    for (CommitWork work : works) {
+      for (Completion<?> completion : work.completions()) {
+        completion.complete(failure);
+      }
+    }
+  }
+
+  /** Runs one command and waits for it; for start-up and shutdown steps. */
+  public <T> T call(Command<T> command) {
+    return submit(command).join();
+  }
+
+  @Override
+  public void close() {
+    if (!running) {
+      return;
+    }
+    running = false;
+    LockSupport.unpark(engineThread);
+    try {
+      engineThread.join(10_000);
+      commitThread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

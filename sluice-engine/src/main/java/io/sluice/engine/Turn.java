@@ -1,0 +1,53 @@
+package io.sluice.engine;
+
+import io.sluice.engine.job.Job;
+import io.sluice.engine.store.Mutation;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The durable effects of one engine turn: the mutations to commit as one batch, and the new jobs
+ * that become dispatchable once that batch is durable.
+ *
+ * <p>Filled by the engine thread, then handed whole to the commit thread.
+ */
+public final class Turn {
+  private final List<Mutation> mutations = new ArrayList<>();
+  private final List<Job> newJobs = new ArrayList<>();
+  private boolean hasEnqueues;
+  private boolean hasOtherWrites;
+
+  void enqueueWrite(Mutation mutation) {
+    mutations.add(mutation);
+    hasEnqueues = true;
+  }
+
+  void write(Mutation mutation) {
+    mutations.add(mutation);
+    hasOtherWrites = true;
+  }
+
+  void indexAfterCommit(Job job) {
+    newJobs.add(job);
+  }
+
+  public List<Mutation> mutations() {
+    return mutations;
+  }
+
+  public List<Job> newJobs() {
+    return newJobs;
+  }
+
+  public boolean hasEnqueues() {
+    return hasEnqueues;
+  }
+
+  public boolean hasOtherWrites() {
+    return hasOtherWrites;
+  }
+
+  public boolean isEmpty() {
+    return mutations.isEmpty() && newJobs.isEmpty();
+  }
+}

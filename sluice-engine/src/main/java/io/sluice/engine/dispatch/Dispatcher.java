@@ -1,0 +1,116 @@
+package io.sluice.engine.dispatch;
+
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiFunction;
+
+/**
+ * Matches ready jobs to take streams with free prefetch slots, one job per stream per round so
+ * that streams share a scarce backlog fairly, and never past the server-wide in-flight limit.
+ *
+ * <p>Owned by the engine thread. Work is done only when something that could enable a dispatch
+ * happened since the last pass (a ready job, a returned slot, a new or writable stream).
+ */
+public final class Dispatcher {
+  private final ReadyIndex ready;
+  private final int globalInFlightLimit;
+  private final List<WorkerSession> sessions = new ArrayList<>();
+  private int inFlightCount;
+  private int rotation;
+  private boolean dirty;
+
+  /** @param globalInFlightLimit the most jobs in flight across all streams; 0 means unlimited */
+  public Dispatcher(ReadyIndex ready, int globalInFlightLimit) {
+    this.ready = ready;
+    this.globalInFlightLimit = globalInFlightLimit;
+  }
+
+  public void open(WorkerSession session) {
+    sessions.add(session);
+    dirty = true;
+  }
+
+  /** Closes the stream and returns the jobs it still held, for the caller to requeue. */
+  public List<Job> close(WorkerSession session) {
+    if (session.closed()) {
+      return List.of();
+    }
+    session.close();
+    sessions.remove(session);
+    List<Job> held = new ArrayList<>(session.inFlight());
+    for (Job job : held) {
+      release(job);
+    }
+    return held;
+  }
+
+  public void writable(WorkerSession session, boolean writable) {
+    session.writable(writable);
+    if (writable) {
+      dirty = true;
+    }
+  }
+
+  /** A job entered the ready index. */
+  public void readyAdded() {
+    dirty = true;
+  }
+
+  /** The job leaves flight (finished, failed, deleted or requeued): its slot is free again. */
+  public void release(Job job) {
+    if (job.holder() instanceof WorkerSession session && session.release(job)) {
+      inFlightCount--;
+      dirty = true;
+    }
+    job.holder(null);
+  }
+
+  /**
+   * Dispatches every job that can go now. {@code markInFlight} moves a job into flight and returns
+   * what its stream receives.
+   */
+  public void dispatch(BiFunction<Job, WorkerSession, JobSnapshot> markInFlight) {
+    if (!dirty || sessions.isEmpty()) {
+      return;
+    }
+    dirty = false;
+    int n = sessions.size();
+    int start = Math.floorMod(rotation++, n);
+    boolean progress = true;
+    while (progress && underGlobalLimit() && ready.size() > 0) {
+      progress = false;
+      for (int i = 0; i < n && underGlobalLimit(); i++) {
+        WorkerSession session = sessions.get((start + i) % n);
+        if (!session.wantsJobs()) {
+          continue;
+        }
+        Job job = ready.best(session.queues());
+        if (job == null) {
+          continue;
+        }
+        ready.remove(job);
+        job.holder(session);
+        session.hold(job, markInFlight.apply(job, session));
+        inFlightCount++;
+        progress = true;
+      }
+    }
+    for (WorkerSession session : sessions) {
+      session.flush();
+    }
+  }
+
+  private boolean underGlobalLimit() {
+    return globalInFlightLimit == 0 || inFlightCount < globalInFlightLimit;
+  }
+
+  public int inFlightCount() {
+    return inFlightCount;
+  }
+
+  public List<WorkerSession> sessions() {
+    return List.copyOf(sessions);
+  }
+}

@@ -1,0 +1,183 @@
+package io.sluice.engine.job;
+
+/**
+ * The live state of one job.
+ *
+ * <p>Owned and mutated by the engine thread only; other threads see {@link JobSnapshot}s. Time
+ * fields use {@link #NONE} for "not set".
+ */
+public final class Job {
+  public static final long NONE = -1;
+
+  private final JobId id;
+  private final String type;
+  private String queue;
+  private int priority;
+  private JobStatus status;
+  private long readyAtMs;
+  private int attempts;
+  private Integer retryLimit;
+  private BackoffPolicy backoff;
+  private RetentionPolicy retention;
+  private long dequeuedAtMs = NONE;
+  private long failedAtMs = NONE;
+  private long completedAtMs = NONE;
+  private long purgeAtMs = NONE;
+  /** Canonical JSON payload while it is cached in memory; null once evicted to the store only. */
+  private byte[] payload;
+  /** The take stream holding this job while it is in flight; null otherwise. */
+  private Object holder;
+
+  public Job(JobId id, String type, String queue, int priority, JobStatus status, long readyAtMs) {
+    this.id = id;
+    this.type = type;
+    this.queue = queue;
+    this.priority = priority;
+    this.status = status;
+    this.readyAtMs = readyAtMs;
+  }
+
+  public JobId id() {
+    return id;
+  }
+
+  public String type() {
+    return type;
+  }
+
+  public String queue() {
+    return queue;
+  }
+
+  public void queue(String queue) {
+    this.queue = queue;
+  }
+
+  public int priority() {
+    return priority;
+  }
+
+  public void priority(int priority) {
+    this.priority = priority;
+  }
+
+  public JobStatus status() {
+    return status;
+  }
+
+  public void status(JobStatus status) {
+    this.status = status;
+  }
+
+  public long readyAtMs() {
+    return readyAtMs;
+  }
+
+  public void readyAtMs(long readyAtMs) {
+    this.readyAtMs = readyAtMs;
+  }
+
+  public int attempts() {
+    return attempts;
+  }
+
+  public void attempts(int attempts) {
+    this.attempts = attempts;
+  }
+
+  public Integer retryLimit() {
+    return retryLimit;
+  }
+
+  public void retryLimit(Integer retryLimit) {
+    this.retryLimit = retryLimit;
+  }
+
+  public BackoffPolicy backoff() {
+    return backoff;
+  }
+
+  public void backoff(BackoffPolicy backoff) {
+    this.backoff = backoff;
+  }
+
+  public RetentionPolicy retention() {
+    return retention;
+  }
+
+  public void retention(RetentionPolicy retention) {
+    this.retention = retention == null || retention.isEmpty() ? null : retention;
+  }
+
+  public long dequeuedAtMs() {
+    return dequeuedAtMs;
+  }
+
+  public void dequeuedAtMs(long dequeuedAtMs) {
+    this.dequeuedAtMs = dequeuedAtMs;
+  }
+
+  public long failedAtMs() {
+    return failedAtMs;
+  }
+
+  public void failedAtMs(long failedAtMs) {
+    this.failedAtMs = failedAtMs;
+  }
+
+  public long completedAtMs() {
+    return completedAtMs;
+  }
+
+  public void completedAtMs(long completedAtMs) {
+    this.completedAtMs = completedAtMs;
+  }
+
+  public long purgeAtMs() {
+    return purgeAtMs;
+  }
+
+  public void purgeAtMs(long purgeAtMs) {
+    this.purgeAtMs = purgeAtMs;
+  }
+
+  public byte[] payload() {
+    return payload;
+  }
+
+  public void payload(byte[] payload) {
+    this.payload = payload;
+  }
+
+  public Object holder() {
+    return holder;
+  }
+
+  public void holder(Object holder) {
+    this.holder = holder;
+  }
+
+  /** True when the job is past its purge time and so invisible to every API. */
+  public boolean isPurgedAt(long nowMs) {
+    return purgeAtMs != NONE && purgeAtMs <= nowMs;
+  }
+
+  public JobSnapshot snapshot(boolean withPayload) {
+    return new JobSnapshot(
+        id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, withPayload ? payload : null);
+  }
+
+  public static Job fromSnapshot(JobSnapshot s) {
+    Job job = new Job(s.id(), s.type(), s.queue(), s.priority(), s.status(), s.readyAtMs());
+    job.attempts = s.attempts();
+    job.retryLimit = s.retryLimit();
+    job.backoff = s.backoff();
+    job.retention = s.retention();
+    job.dequeuedAtMs = s.dequeuedAtMs();
+    job.failedAtMs = s.failedAtMs();
+    job.completedAtMs = s.completedAtMs();
+    job.purgeAtMs = s.purgeAtMs();
+    return job;
+  }
+}

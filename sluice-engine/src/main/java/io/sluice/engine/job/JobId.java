@@ -1,0 +1,110 @@
+package io.sluice.engine.job;
+
+/**
+ * A 128-bit, time-ordered job identifier rendered as 25 lowercase base-36 digits.
+ *
+ * <p>Immutable. The natural order of two ids is the lexicographic order of their text, which is
+ * the order in which they were generated.
+ */
+public final class JobId implements Comparable<JobId> {
+  public static final int TEXT_LENGTH = 25;
+  private static final char[] DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+
+  private final long hi;
+  private final long lo;
+  private String text;
+
+  public JobId(long hi, long lo) {
+    this.hi = hi;
+    this.lo = lo;
+  }
+
+  public long hi() {
+    return hi;
+  }
+
+  public long lo() {
+    return lo;
+  }
+
+  /** Parses the 25-character form; returns null when the text is not a well-formed id. */
+  public static JobId parseOrNull(String text) {
+    if (text == null || text.length() != TEXT_LENGTH) {
+      return null;
+    }
+    long hi = 0;
+    long lo = 0;
+    for (int i = 0; i < TEXT_LENGTH; i++) {
+      int digit = Character.digit(text.charAt(i), 36);
+      char c = text.charAt(i);
+      if (digit < 0 || (c >= 'A' && c <= 'Z')) {
+        return null;
+      }
+      // (hi:lo) = (hi:lo) * 36 + digit, detecting overflow past 128 bits.
+      long loTimesLow = (lo & 0xFFFFFFFFL) * 36 + digit;
+      long loTimesHigh = (lo >>> 32) * 36 + (loTimesLow >>> 32);
+      long newLo = (loTimesHigh << 32) | (loTimesLow & 0xFFFFFFFFL);
+      long carry = loTimesHigh >>> 32;
+      long hiLow = (hi & 0xFFFFFFFFL) * 36 + carry;
+      long hiHigh = (hi >>> 32) * 36 + (hiLow >>> 32);
+      if ((hiHigh >>> 32) != 0) {
+        return null;
+      }
+      hi = (hiHigh << 32) | (hiLow & 0xFFFFFFFFL);
+      lo = newLo;
+    }
+    return new JobId(hi, lo);
+  }
+
+  /** Milliseconds since the epoch at which this id was generated (its top 48 bits). */
+  public long timestampMs() {
+    return hi >>> 16;
+  }
+
+  @Override
+  public int compareTo(JobId other) {
+    int byHi = Long.compareUnsigned(hi, other.hi);
+    return byHi != 0 ? byHi : Long.compareUnsigned(lo, other.lo);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof JobId other && other.hi == hi && other.lo == lo;
+  }
+
+  @Override
+  public int hashCode() {
+    long h = hi * 31 + lo;
+    return (int) (h ^ (h >>> 32));
+  }
+
+  @Override
+  public String toString() {
+    String cached = text;
+    if (cached == null) {
+      cached = render();
+      text = cached;
+    }
+    return cached;
+  }
+
+  private String render() {
+    char[] out = new char[TEXT_LENGTH];
+    long h = hi;
+    long l = lo;
+    for (int i = TEXT_LENGTH - 1; i >= 0; i--) {
+      // Divide the 128-bit value (h:l) by 36 in 32-bit limbs, keeping the remainder.
+      long r = 0;
+      long[] limbs = {h >>> 32, h & 0xFFFFFFFFL, l >>> 32, l & 0xFFFFFFFFL};
+      for (int k = 0; k < 4; k++) {
+        long cur = (r << 32) | limbs[k];
+        limbs[k] = cur / 36;
+        r = cur % 36;
+      }
+      h = (limbs[0] << 32) | limbs[1];
+      l = (limbs[2] << 32) | limbs[3];
+      out[i] = DIGITS[(int) r];
+    }
+    return new String(out);
+  }
+}

@@ -1,0 +1,36 @@
+package io.sluice.engine.job;
+
+/**
+ * An immutable copy of a job's state, safe to hand to other threads. {@code payload} is the
+ * canonical JSON payload when the engine had it in memory, else null (read it from the store).
+ * Time fields use {@link Job#NONE} for "not set".
+ */
+public record JobSnapshot(
+    JobId id,
+    String type,
+    String queue,
+    int priority,
+    JobStatus status,
+    long readyAtMs,
+    int attempts,
+    Integer retryLimit,
+    BackoffPolicy backoff,
+    RetentionPolicy retention,
+    long dequeuedAtMs,
+    long failedAtMs,
+    long completedAtMs,
+    long purgeAtMs,
+    byte[] payload) {
+
+  public JobSnapshot withStatus(JobStatus newStatus) {
+    return new JobSnapshot(
+        id, type, queue, priority, newStatus, readyAtMs, attempts, retryLimit, backoff, retention,
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload);
+  }
+
+  public JobSnapshot withPayload(byte[] newPayload) {
+    return new JobSnapshot(
+        id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, newPayload);
+  }
+}

@@ -1,0 +1,19 @@
+package io.sluice.engine.job;
+
+/**
+ * A validated enqueue request. {@code readyAtMs} is null for "now"; {@code retryLimit},
+ * {@code backoff} and {@code retention} are null when the server defaults apply. {@code payload}
+ * is the canonical JSON encoding of the payload.
+ */
+public record NewJob(
+    JobId id,
+    String type,
+    String queue,
+    int priority,
+    Long readyAtMs,
+    Integer retryLimit,
+    BackoffPolicy backoff,
+    RetentionPolicy retention,
+    byte[] payload) {
+  public static final int DEFAULT_PRIORITY = 32768;
+}

@@ -1,0 +1,30 @@
+package io.sluice.engine.store;
+
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The engine's port to durable storage. {@link #commit} is called from the commit thread only;
+ * reads may come from any thread.
+ */
+public interface JobStore extends AutoCloseable {
+  /** Writes the batch atomically to the write-ahead log; returns once it is durable per mode. */
+  void commit(CommitBatch batch);
+
+  /** Feeds every stored job record (without payload) to the sink, in id order. */
+  void scanJobs(Consumer<JobSnapshot> sink);
+
+  /** The canonical JSON payload of a job, or null if none is stored. */
+  byte[] readPayload(JobId id);
+
+  /** Error records with attempt after {@code afterAttempt} (before it when descending). */
+  List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit);
+
+  ErrorRecord readError(JobId id, long attempt);
+
+  @Override
+  void close();
+}

@@ -1,0 +1,46 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.job.JobId;
+import java.nio.ByteBuffer;
+
+/**
+ * Byte layout of every key. All integers are big-endian so that byte order is numeric order.
+ *
+ * <ul>
+ *   <li>{@code jobs}, {@code payloads}: job id as 16 bytes (high 64 bits, then low 64 bits), so
+ *       keys sort in creation order.
+ *   <li>{@code errors}: job id (16 bytes) followed by the attempt number as an unsigned 32-bit
+ *       integer (4 bytes), so one job's records are contiguous and sorted by attempt.
+ * </ul>
+ */
+final class Keys {
+  static final int JOB_KEY_LENGTH = 16;
+  static final int ERROR_KEY_LENGTH = 20;
+
+  private Keys() {}
+
+  static byte[] job(JobId id) {
+    return ByteBuffer.allocate(JOB_KEY_LENGTH).putLong(id.hi()).putLong(id.lo()).array();
+  }
+
+  static JobId jobId(byte[] key) {
+    ByteBuffer buffer = ByteBuffer.wrap(key);
+    return new JobId(buffer.getLong(), buffer.getLong());
+  }
+
+  static byte[] error(JobId id, long attempt) {
+    return ByteBuffer.allocate(ERROR_KEY_LENGTH)
+        .putLong(id.hi())
+        .putLong(id.lo())
+        .putInt((int) attempt)
+        .array();
+  }
+
+  static boolean isErrorOf(byte[] key, JobId id) {
+    if (key.length != ERROR_KEY_LENGTH) {
+      return false;
+    }
+    ByteBuffer buffer = ByteBuffer.wrap(key);
+    return buffer.getLong() == id.hi() && buffer.getLong() == id.lo();
+  }
+}

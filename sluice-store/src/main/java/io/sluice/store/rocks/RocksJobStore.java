@@ -1,0 +1,194 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.JobStore;
+import io.sluice.engine.store.Mutation;
+import io.sluice.engine.store.StorageException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.LRUCache;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * The job store on RocksDB: one column family each for job records, payloads and error records.
+ *
+ * <p>Every commit goes through the write-ahead log; {@code sync} commits also fsync it. Commits
+ * come from the single commit thread; reads are thread-safe.
+ */
+public final class RocksJobStore implements JobStore {
+  static {
+    RocksDB.loadLibrary();
+  }
+
+  private final LRUCache cache;
+  private final BloomFilter bloomFilter;
+  private final ColumnFamilyOptions familyOptions;
+  private final DBOptions dbOptions;
+  private final WriteOptions bufferedWrites = new WriteOptions().setSync(false);
+  private final WriteOptions syncedWrites = new WriteOptions().setSync(true);
+  private final RocksDB db;
+  private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+  private final ColumnFamilyHandle jobs;
+  private final ColumnFamilyHandle payloads;
+  private final ColumnFamilyHandle errors;
+
+  public RocksJobStore(StoreConfig config) {
+    cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
+    bloomFilter = new BloomFilter(10);
+    familyOptions = new ColumnFamilyOptions()
+        .setCompressionType(CompressionType.LZ4_COMPRESSION)
+        .setWriteBufferSize(64L << 20)
+        .setTableFormatConfig(new BlockBasedTableConfig()
+            .setBlockCache(cache)
+            .setFilterPolicy(bloomFilter));
+    dbOptions = new DBOptions()
+        .setCreateIfMissing(true)
+        .setCreateMissingColumnFamilies(true)
+        .setMaxBackgroundJobs(2);
+    List<ColumnFamilyDescriptor> descriptors = List.of(
+        new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
+        new ColumnFamilyDescriptor(bytes("jobs"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("payloads"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("errors"), familyOptions));
+    try {
+      Files.createDirectories(config.dataDir());
+      db = RocksDB.open(dbOptions, config.dataDir().toString(), descriptors, handles);
+    } catch (Exception e) {
+      closeOptions();
+      throw new StorageException("open of " + config.dataDir(), e);
+    }
+    jobs = handles.get(1);
+    payloads = handles.get(2);
+    errors = handles.get(3);
+  }
+
+  private static byte[] bytes(String name) {
+    return name.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Override
+  public void commit(CommitBatch batch) {
+    try (WriteBatch writes = new WriteBatch()) {
+      for (Mutation mutation : batch.mutations()) {
+        apply(writes, mutation);
+      }
+      db.write(batch.sync() ? syncedWrites : bufferedWrites, writes);
+    } catch (RocksDBException e) {
+      throw new StorageException("commit", e);
+    }
+  }
+
+  private void apply(WriteBatch writes, Mutation mutation) throws RocksDBException {
+    if (mutation instanceof Mutation.PutJob put) {
+      writes.put(jobs, Keys.job(put.job().id()), RecordCodec.encodeJob(put.job()));
+    } else if (mutation instanceof Mutation.PutPayload put) {
+      writes.put(payloads, Keys.job(put.id()), put.payload());
+    } else if (mutation instanceof Mutation.PutError put) {
+      writes.put(errors, Keys.error(put.id(), put.error().attempt()),
+          RecordCodec.encodeError(put.error()));
+    } else if (mutation instanceof Mutation.DeleteJob delete) {
+      byte[] key = Keys.job(delete.id());
+      writes.delete(jobs, key);
+      writes.delete(payloads, key);
+      for (int attempt = 1; attempt <= delete.attempts(); attempt++) {
+        writes.delete(errors, Keys.error(delete.id(), attempt));
+      }
+    }
+  }
+
+  @Override
+  public void scanJobs(Consumer<JobSnapshot> sink) {
+    try (RocksIterator it = db.newIterator(jobs)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        sink.accept(RecordCodec.decodeJob(Keys.jobId(it.key()), it.value()));
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of jobs", e);
+    }
+  }
+
+  @Override
+  public byte[] readPayload(JobId id) {
+    try {
+      return db.get(payloads, Keys.job(id));
+    } catch (RocksDBException e) {
+      throw new StorageException("read of payload " + id, e);
+    }
+  }
+
+  @Override
+  public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit) {
+    List<ErrorRecord> found = new ArrayList<>();
+    try (RocksIterator it = db.newIterator(errors)) {
+      if (descending) {
+        long start = afterAttempt <= 0 ? 0xFFFFFFFFL : afterAttempt - 1;
+        for (it.seekForPrev(Keys.error(id, start));
+            it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.prev()) {
+          found.add(RecordCodec.decodeError(it.value()));
+        }
+      } else {
+        for (it.seek(Keys.error(id, afterAttempt + 1));
+            it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.next()) {
+          found.add(RecordCodec.decodeError(it.value()));
+        }
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("read of errors of " + id, e);
+    }
+    return found;
+  }
+
+  @Override
+  public ErrorRecord readError(JobId id, long attempt) {
+    if (attempt < 1 || attempt > 0xFFFFFFFFL) {
+      return null;
+    }
+    try {
+      byte[] value = db.get(errors, Keys.error(id, attempt));
+      return value == null ? null : RecordCodec.decodeError(value);
+    } catch (RocksDBException e) {
+      throw new StorageException("read of error " + attempt + " of " + id, e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      db.flushWal(true);
+    } catch (RocksDBException e) {
+      // Closing anyway: the WAL already holds every acknowledged write.
+    }
+    for (ColumnFamilyHandle handle : handles) {
+      handle.close();
+    }
+    db.close();
+    closeOptions();
+  }
+
+  private void closeOptions() {
+    bufferedWrites.close();
+    syncedWrites.close();
+    dbOptions.close();
+    familyOptions.close();
+    bloomFilter.close();
+    cache.close();
+  }
+}
