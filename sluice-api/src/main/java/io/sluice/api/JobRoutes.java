@@ -1,5 +1,8 @@
 package io.sluice.api;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
@@ -22,6 +25,7 @@ import io.sluice.engine.store.JobStore;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
+import java.io.IOException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -94,8 +98,15 @@ final class JobRoutes {
   private void enqueue(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.body(), body -> {
-      NewJob job = new EnqueueParser(ex.requestFormat()).parse(body, ids.next(clock.millis()));
+    ex.respond(ex.rawBody(), body -> {
+      EnqueueParser parser = new EnqueueParser(ex.requestFormat());
+      NewJob job;
+      try (JsonParser tokens = parser.open(body)) {
+        tokens.nextToken();
+        job = parser.read(tokens, () -> ids.next(clock.millis()));
+      } catch (IOException e) {
+        throw new BodyException(ex.requestFormat(), String.valueOf(e.getMessage()));
+      }
       ex.respond(engine.call((eng, nowMs) -> eng.enqueue(List.of(job), nowMs)),
           created -> ex.send(201, gen -> JobWriter.writeEnqueued(gen, created.get(0), false,
               false)));
@@ -105,7 +116,7 @@ final class JobRoutes {
   private void enqueueBulk(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.body(), body -> {
+    ex.respond(ex.rawBody(), body -> {
       List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
       ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, nowMs)),
           created -> ex.send(201, gen -> {
@@ -122,33 +133,53 @@ final class JobRoutes {
 
   /**
    * Runs every job's request-level (400) checks before reporting any 422, so the error named is
-   * the first job's structural problem when there is one.
+   * the first job's structural problem when there is one. Only the {@code jobs} field is read.
    */
-  private List<NewJob> parseBulk(Format format, JsonNode body) {
-    Fields fields = new Fields(format, "");
-    fields.object(body, "the request");
-    JsonNode array = fields.required(body, "jobs");
-    if (!array.isArray()) {
-      throw fields.error("`jobs` must be an array");
-    }
+  private List<NewJob> parseBulk(Format format, byte[] body) {
     EnqueueParser parser = new EnqueueParser(format);
-    List<NewJob> jobs = new ArrayList<>(array.size());
+    List<NewJob> jobs = new ArrayList<>();
     SluiceException firstUnprocessable = null;
     long nowMs = clock.millis();
-    for (int i = 0; i < array.size(); i++) {
-      try {
-        jobs.add(parser.parse(array.get(i), ids.next(nowMs)));
-      } catch (SluiceException.Unprocessable e) {
-        if (firstUnprocessable == null) {
-          firstUnprocessable = new SluiceException.Unprocessable(
-              "jobs[" + i + "]: " + e.getMessage());
-        }
-      } catch (BodyException e) {
-        throw new BodyException(format, "jobs[" + i + "]: "
-            + e.getMessage().substring(format.decodeErrorPrefix().length()));
-      } catch (SluiceException.InvalidRequest e) {
-        throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
+    boolean sawJobs = false;
+    try (JsonParser tokens = parser.open(body)) {
+      if (tokens.nextToken() != JsonToken.START_OBJECT) {
+        throw new BodyException(format, "expected the request to be an object");
       }
+      while (tokens.nextToken() == JsonToken.FIELD_NAME) {
+        String name = tokens.currentName();
+        JsonToken value = tokens.nextToken();
+        if (!name.equals("jobs")) {
+          tokens.skipChildren();
+          continue;
+        }
+        if (value != JsonToken.START_ARRAY) {
+          throw new BodyException(format, "`jobs` must be an array");
+        }
+        sawJobs = true;
+        for (int i = 0; tokens.nextToken() != JsonToken.END_ARRAY; i++) {
+          try {
+            jobs.add(parser.read(tokens, () -> ids.next(nowMs)));
+          } catch (SluiceException.Unprocessable e) {
+            // Raised after the whole job object was read, so the stream is already past it.
+            if (firstUnprocessable == null) {
+              firstUnprocessable = new SluiceException.Unprocessable(
+                  "jobs[" + i + "]: " + e.getMessage());
+            }
+          } catch (BodyException e) {
+            throw new BodyException(format, "jobs[" + i + "]: "
+                + e.getMessage().substring(format.decodeErrorPrefix().length()));
+          } catch (SluiceException.InvalidRequest e) {
+            throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
+          }
+        }
+      }
+    } catch (JsonProcessingException e) {
+      throw BodyException.from(format, e);
+    } catch (IOException e) {
+      throw new BodyException(format, String.valueOf(e.getMessage()));
+    }
+    if (!sawJobs) {
+      throw new BodyException(format, "missing field `jobs`");
     }
     if (firstUnprocessable != null) {
       throw firstUnprocessable;

@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.StreamFormat;
@@ -13,7 +14,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -88,14 +88,7 @@ final class TakeStream implements JobSink {
     if (closed) {
       return;
     }
-    Buffer frames = Buffer.buffer(jobs.size() * 256);
-    for (JobSnapshot job : jobs) {
-      byte[] payload = job.payload() != null ? job.payload() : store.readPayload(job.id());
-      if (payload == null) {
-        continue; // Deleted since dispatch; nothing to run.
-      }
-      frames.appendBuffer(frame(job, payload));
-    }
+    Buffer frames = encode(jobs);
     if (frames.length() == 0) {
       return;
     }
@@ -117,23 +110,36 @@ final class TakeStream implements JobSink {
     }
   }
 
-  private Buffer frame(JobSnapshot job, byte[] payload) {
+  /** Frames every job of one delivery into a single buffer, so the socket sees one write. */
+  private Buffer encode(List<JobSnapshot> jobs) {
+    Buffer frames = Buffer.buffer(jobs.size() * 320);
     Format encoding = format == StreamFormat.MSGPACK ? Format.MSGPACK : Format.JSON;
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-    try (JsonGenerator gen = encoding.mapper().getFactory().createGenerator(out)) {
-      JobWriter.writeJob(gen, job, payload);
+    BufferOutputStream out = new BufferOutputStream(frames);
+    try {
+      for (JobSnapshot job : jobs) {
+        byte[] payload = job.payload() != null ? job.payload() : store.readPayload(job.id());
+        if (payload == null) {
+          continue; // Deleted since dispatch; nothing to run.
+        }
+        int lengthAt = frames.length();
+        if (format == StreamFormat.MSGPACK) {
+          frames.appendInt(0); // Length prefix, filled in below.
+        } else if (format == StreamFormat.SSE) {
+          frames.appendString("data: ", "US-ASCII");
+        }
+        try (JsonGenerator gen = encoding.mapper().getFactory().createGenerator(out)) {
+          JobWriter.writeJob(gen, job, payload);
+        }
+        switch (format) {
+          case NDJSON -> frames.appendByte((byte) '\n');
+          case MSGPACK -> frames.setInt(lengthAt, frames.length() - lengthAt - 4);
+          case SSE -> frames.appendString("\n\n", "US-ASCII");
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    byte[] body = out.toByteArray();
-    return switch (format) {
-      case NDJSON -> Buffer.buffer(body.length + 1).appendBytes(body).appendByte((byte) '\n');
-      case MSGPACK -> Buffer.buffer(body.length + 4).appendInt(body.length).appendBytes(body);
-      case SSE -> Buffer.buffer(body.length + 8)
-          .appendString("data: ", "US-ASCII")
-          .appendBytes(body)
-          .appendString("\n\n", "US-ASCII");
-    };
+    return frames;
   }
 
   private void armHeartbeat(long delayMs) {

@@ -238,7 +238,10 @@ public final class Engine {
       retryAtMs = saturatingAdd(nowMs, backoff.delayMs(attempts, report.jitterUniform()));
     }
     job.readyAtMs(retryAtMs);
-    index(job, nowMs);
+    // Always scheduled first (API.md §4.3, §8.7): a retry_at that is already due is promoted by
+    // this same turn's runDue, so the job is dispatchable at once.
+    job.status(JobStatus.SCHEDULED);
+    scheduled.add(job);
     JobSnapshot snapshot = job.snapshot(false);
     turn.write(new Mutation.PutJob(snapshot));
     return snapshot;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.wire.BodyException;
+import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.MsgpackValidator;
 import io.sluice.api.wire.Negotiation;
@@ -13,7 +14,6 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
@@ -62,11 +62,28 @@ public final class Exchange {
 
   /** Reads and decodes the body in the format its Content-Type names. */
   public Future<JsonNode> body() {
+    return rawBody().map(bytes -> decode(requestFormat(), bytes));
+  }
+
+  /**
+   * The body bytes, checked to be a non-empty document of a supported media type (MessagePack
+   * also within the JSON data model), for endpoints that stream-parse it themselves.
+   */
+  public Future<byte[]> rawBody() {
     Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return request.body().map(buffer -> decode(format, buffer.getBytes()));
+    return request.body().map(buffer -> {
+      byte[] bytes = buffer.getBytes();
+      if (bytes.length == 0) {
+        throw new BodyException(format, "empty body");
+      }
+      if (format == Format.MSGPACK) {
+        MsgpackValidator.check(bytes);
+      }
+      return bytes;
+    });
   }
 
   /** The format of the request body (valid once {@link #body} succeeded). */
@@ -75,12 +92,6 @@ public final class Exchange {
   }
 
   private static JsonNode decode(Format format, byte[] bytes) {
-    if (bytes.length == 0) {
-      throw new BodyException(format, "empty body");
-    }
-    if (format == Format.MSGPACK) {
-      MsgpackValidator.check(bytes);
-    }
     try {
       JsonNode node = format.mapper().readTree(bytes);
       if (node == null || node.isMissingNode()) {
@@ -88,7 +99,7 @@ public final class Exchange {
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new BodyException(format, e.getOriginalMessage());
+      throw BodyException.from(format, e);
     } catch (IOException e) {
       throw new BodyException(format, String.valueOf(e.getMessage()));
     }
@@ -115,13 +126,13 @@ public final class Exchange {
   }
 
   static Buffer encode(Format format, BodyWriter writer) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    BufferOutputStream out = new BufferOutputStream(Buffer.buffer(512));
     try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
       writer.write(gen);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return Buffer.buffer(out.toByteArray());
+    return out.buffer();
   }
 
   public void noContent() {

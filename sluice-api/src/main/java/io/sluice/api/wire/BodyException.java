@@ -7,4 +7,11 @@ public final class BodyException extends SluiceException {
   public BodyException(Format format, String detail) {
     super(format.decodeErrorPrefix() + detail);
   }
+
+  /** A decoder's message without the source-location boilerplate Jackson adds. */
+  public static BodyException from(Format format, com.fasterxml.jackson.core.JacksonException e) {
+    String detail = String.valueOf(e.getOriginalMessage())
+        .replaceAll("\\[Source: [^;]*; ", "[");
+    return new BodyException(format, detail);
+  }
 }

@@ -1,53 +1,128 @@
 package io.sluice.api.wire;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
+import java.io.IOException;
+import java.math.BigInteger;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
- * Turns one decoded enqueue object into a {@link NewJob}, applying the request-level checks of
- * API.md §8.2 in the spec's order. Every failure here is a 400; nothing is stored.
+ * Reads enqueue requests (API.md §8.2) straight from a JSON or MessagePack token stream, copying
+ * each payload once into its canonical JSON form; no document tree is built for the job list.
+ * Request-level checks follow the spec's order; every failure here is a 400, except features not
+ * built yet, which are 422.
  */
 public final class EnqueueParser {
   private static final long U32_MAX = 0xFFFFFFFFL;
+  private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
   private static final Set<String> UNIQUE_SCOPES = Set.of("queued", "active", "exists");
+  private static final JsonFactory PAYLOAD_JSON = new JsonFactory();
 
+  private final Format format;
   private final Fields fields;
+  private final ByteArrayBuilder payloadBytes = new ByteArrayBuilder(256);
 
   public EnqueueParser(Format format) {
+    this.format = format;
     this.fields = new Fields(format, "");
   }
 
-  public NewJob parse(JsonNode body, JobId id) {
-    fields.object(body, "the job");
-    String type = fields.string(body, "type");
-    String queue = fields.string(body, "queue");
-    JsonNode payload = fields.required(body, "payload");
-    int priority = Fields.absent(body, "priority")
-        ? NewJob.DEFAULT_PRIORITY
-        : (int) fields.unsigned(body, "priority", 65_535);
-    Long readyAtMs = Fields.absent(body, "ready_at") ? null : fields.u64(body, "ready_at");
-    Integer retryLimit = Fields.absent(body, "retry_limit")
-        ? null
-        : (int) Math.min(Integer.MAX_VALUE, fields.unsigned(body, "retry_limit", U32_MAX));
-    BackoffPolicy backoff = Fields.absent(body, "backoff") ? null : backoff(body.get("backoff"));
-    RetentionPolicy retention =
-        Fields.absent(body, "retention") ? null : retention(body.get("retention"));
-    String uniqueKey = Fields.absent(body, "unique_key") ? null : fields.string(body, "unique_key");
-    String uniqueWhile =
-        Fields.absent(body, "unique_while") ? null : fields.string(body, "unique_while");
-    boolean hasBatch = !Fields.absent(body, "batch");
-    boolean hasBudgets = !Fields.absent(body, "budgets")
-        && !(body.get("budgets").isArray() && body.get("budgets").isEmpty());
-    if (hasBudgets && !body.get("budgets").isArray()) {
-      throw fields.error("`budgets` must be an array");
+  /** Opens a parser over a whole request body in this parser's format. */
+  public JsonParser open(byte[] body) {
+    try {
+      return format.mapper().createParser(body);
+    } catch (IOException e) {
+      throw fields.error(String.valueOf(e.getMessage()));
     }
+  }
 
+  /** Reads one job object; the parser is positioned on its START_OBJECT token. */
+  public NewJob read(JsonParser parser, Supplier<JobId> ids) {
+    try {
+      return readJob(parser, ids);
+    } catch (JsonProcessingException e) {
+      throw BodyException.from(format, e);
+    } catch (IOException e) {
+      throw fields.error(String.valueOf(e.getMessage()));
+    }
+  }
+
+  private NewJob readJob(JsonParser parser, Supplier<JobId> ids) throws IOException {
+    if (parser.currentToken() != JsonToken.START_OBJECT) {
+      throw fields.error("expected the job to be an object");
+    }
+    String type = null;
+    String queue = null;
+    byte[] payload = null;
+    Integer priority = null;
+    Long readyAtMs = null;
+    Integer retryLimit = null;
+    BackoffPolicy backoff = null;
+    RetentionPolicy retention = null;
+    String uniqueKey = null;
+    String uniqueWhile = null;
+    boolean hasBatch = false;
+    boolean hasBudgets = false;
+    while (parser.nextToken() == JsonToken.FIELD_NAME) {
+      String name = parser.currentName();
+      JsonToken value = parser.nextToken();
+      if (name.equals("payload")) {
+        payload = copyPayload(parser);
+        continue;
+      }
+      if (value == JsonToken.VALUE_NULL) {
+        continue; // Optional fields treat null as absent; required ones are reported missing.
+      }
+      switch (name) {
+        case "type" -> type = string(parser, name);
+        case "queue" -> queue = string(parser, name);
+        case "priority" -> priority = (int) unsigned(parser, name, 65_535);
+        case "ready_at" -> readyAtMs = u64(parser, name);
+        case "retry_limit" ->
+            retryLimit = (int) Math.min(Integer.MAX_VALUE, unsigned(parser, name, U32_MAX));
+        case "backoff" -> backoff = backoff(parser.readValueAsTree());
+        case "retention" -> retention = retention(parser.readValueAsTree());
+        case "unique_key" -> uniqueKey = string(parser, name);
+        case "unique_while" -> uniqueWhile = string(parser, name);
+        case "batch" -> {
+          hasBatch = true;
+          parser.skipChildren();
+        }
+        case "budgets" -> {
+          if (value != JsonToken.START_ARRAY) {
+            throw fields.error("`budgets` must be an array");
+          }
+          hasBudgets = parser.nextToken() != JsonToken.END_ARRAY;
+          if (hasBudgets) {
+            parser.skipChildren();
+            while (parser.nextToken() != JsonToken.END_ARRAY) {
+              parser.skipChildren();
+            }
+          }
+        }
+        default -> parser.skipChildren();
+      }
+    }
+    if (type == null) {
+      throw fields.error("missing field `type`");
+    }
+    if (queue == null) {
+      throw fields.error("missing field `queue`");
+    }
+    if (payload == null) {
+      throw fields.error("missing field `payload`");
+    }
     rejectBadName("type", type);
     rejectBadName("queue", queue);
     if (uniqueWhile != null && uniqueKey == null) {
@@ -63,8 +138,58 @@ public final class EnqueueParser {
     rejectUnbuilt(uniqueKey != null, "unique jobs");
     rejectUnbuilt(hasBatch, "batched jobs");
     rejectUnbuilt(hasBudgets, "budgets");
-    return new NewJob(id, type, queue, priority, readyAtMs, retryLimit, backoff, retention,
-        canonicalPayload(payload));
+    return new NewJob(ids.get(), type, queue, priority == null ? NewJob.DEFAULT_PRIORITY : priority,
+        readyAtMs, retryLimit, backoff, retention, payload);
+  }
+
+  /** Re-encodes the payload value under the parser as compact JSON, exactly (no float rounding). */
+  private byte[] copyPayload(JsonParser parser) throws IOException {
+    payloadBytes.reset();
+    try (JsonGenerator gen = PAYLOAD_JSON.createGenerator(payloadBytes)) {
+      int depth = 0;
+      do {
+        JsonToken token = parser.currentToken();
+        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+          depth++;
+        } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+          depth--;
+        }
+        gen.copyCurrentEventExact(parser);
+      } while (depth > 0 && parser.nextToken() != null);
+    }
+    return payloadBytes.toByteArray();
+  }
+
+  private String string(JsonParser parser, String name) throws IOException {
+    if (parser.currentToken() != JsonToken.VALUE_STRING) {
+      throw fields.error("`" + name + "` must be a string");
+    }
+    return parser.getText();
+  }
+
+  private long unsigned(JsonParser parser, String name, long max) throws IOException {
+    BigInteger number = integer(parser, name);
+    if (number.signum() < 0 || number.compareTo(BigInteger.valueOf(max)) > 0) {
+      throw fields.error("`" + name + "` out of range (0 to " + max + ")");
+    }
+    return number.longValueExact();
+  }
+
+  private long u64(JsonParser parser, String name) throws IOException {
+    BigInteger number = integer(parser, name);
+    if (number.signum() < 0 || number.compareTo(U64_MAX) > 0) {
+      throw fields.error("`" + name + "` out of range (0 to " + U64_MAX + ")");
+    }
+    return number.bitLength() > 63 ? Long.MAX_VALUE : number.longValue();
+  }
+
+  private BigInteger integer(JsonParser parser, String name) throws IOException {
+    if (parser.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+      throw fields.error("`" + name + "` must be a non-negative integer");
+    }
+    return parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+        ? parser.getBigIntegerValue()
+        : BigInteger.valueOf(parser.getLongValue());
   }
 
   private BackoffPolicy backoff(JsonNode node) {
@@ -99,14 +224,6 @@ public final class EnqueueParser {
   private static void rejectUnbuilt(boolean requested, String feature) {
     if (requested) {
       throw new SluiceException.Unprocessable(feature + " are not supported by this server yet");
-    }
-  }
-
-  private static byte[] canonicalPayload(JsonNode payload) {
-    try {
-      return Format.JSON.mapper().writeValueAsBytes(payload);
-    } catch (JsonProcessingException e) {
-      throw new SluiceException.InvalidRequest("invalid payload: " + e.getOriginalMessage());
     }
   }
 }

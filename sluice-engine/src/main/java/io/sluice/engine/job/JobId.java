@@ -8,6 +8,8 @@ package io.sluice.engine.job;
  */
 public final class JobId implements Comparable<JobId> {
   public static final int TEXT_LENGTH = 25;
+  private static final long CHUNK = 60_466_176L; // 36^5: remainder << 32 stays below 2^63
+  private static final int CHUNK_DIGITS = 5;
   private static final char[] DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
 
   private final long hi;
@@ -88,22 +90,33 @@ public final class JobId implements Comparable<JobId> {
     return cached;
   }
 
+  /**
+   * Renders base 36 by dividing the 128-bit value by 36^5 five times over
+   * 32-bit limbs; each remainder yields five digits. No allocation besides the result.
+   */
   private String render() {
     char[] out = new char[TEXT_LENGTH];
-    long h = hi;
-    long l = lo;
-    for (int i = TEXT_LENGTH - 1; i >= 0; i--) {
-      // Divide the 128-bit value (h:l) by 36 in 32-bit limbs, keeping the remainder.
-      long r = 0;
-      long[] limbs = {h >>> 32, h & 0xFFFFFFFFL, l >>> 32, l & 0xFFFFFFFFL};
-      for (int k = 0; k < 4; k++) {
-        long cur = (r << 32) | limbs[k];
-        limbs[k] = cur / 36;
-        r = cur % 36;
+    long l0 = hi >>> 32;
+    long l1 = hi & 0xFFFFFFFFL;
+    long l2 = lo >>> 32;
+    long l3 = lo & 0xFFFFFFFFL;
+    int pos = TEXT_LENGTH;
+    while (pos > 0) {
+      long r = l0 % CHUNK;
+      l0 /= CHUNK;
+      long cur = (r << 32) | l1;
+      l1 = cur / CHUNK;
+      r = cur % CHUNK;
+      cur = (r << 32) | l2;
+      l2 = cur / CHUNK;
+      r = cur % CHUNK;
+      cur = (r << 32) | l3;
+      l3 = cur / CHUNK;
+      r = cur % CHUNK;
+      for (int i = 0; i < CHUNK_DIGITS && pos > 0; i++) {
+        out[--pos] = DIGITS[(int) (r % 36)];
+        r /= 36;
       }
-      h = (limbs[0] << 32) | limbs[1];
-      l = (limbs[2] << 32) | limbs[3];
-      out[i] = DIGITS[(int) r];
     }
     return new String(out);
   }

@@ -32,6 +32,8 @@ import org.rocksdb.WriteOptions;
  * come from the single commit thread; reads are thread-safe.
  */
 public final class RocksJobStore implements JobStore {
+  private static final long MAX_ATTEMPT = 0xFFFFFFFFL;
+
   static {
     RocksDB.loadLibrary();
   }
@@ -136,9 +138,12 @@ public final class RocksJobStore implements JobStore {
   @Override
   public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit) {
     List<ErrorRecord> found = new ArrayList<>();
+    if (!descending && afterAttempt >= MAX_ATTEMPT) {
+      return found; // Nothing can follow the largest attempt number.
+    }
     try (RocksIterator it = db.newIterator(errors)) {
       if (descending) {
-        long start = afterAttempt <= 0 ? 0xFFFFFFFFL : afterAttempt - 1;
+        long start = afterAttempt <= 0 ? MAX_ATTEMPT : Math.min(afterAttempt - 1, MAX_ATTEMPT);
         for (it.seekForPrev(Keys.error(id, start));
             it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.prev()) {
           found.add(RecordCodec.decodeError(it.value()));
@@ -158,7 +163,7 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public ErrorRecord readError(JobId id, long attempt) {
-    if (attempt < 1 || attempt > 0xFFFFFFFFL) {
+    if (attempt < 1 || attempt > MAX_ATTEMPT) {
       return null;
     }
     try {

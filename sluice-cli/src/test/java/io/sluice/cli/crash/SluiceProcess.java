@@ -1,0 +1,172 @@
+package io.sluice.cli.crash;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code sluice serve} running as a separate OS process on the test classpath, with its
+ * stdout and stderr captured in one file.
+ */
+final class SluiceProcess {
+  private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
+
+  private final Process process;
+  private final Path log;
+  private final int port;
+  private final HttpClient http;
+
+  private SluiceProcess(Process process, Path log, int port) {
+    this.process = process;
+    this.log = log;
+    this.port = port;
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
+  }
+
+  /** Starts the server on fresh ports and waits (bounded) until {@code GET /health} is 200. */
+  static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout) throws Exception {
+    int port = freePort();
+    int adminPort = freePort();
+    while (adminPort == port) {
+      adminPort = freePort();
+    }
+    String javaBin = ProcessHandle.current().info().command()
+        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    List<String> command = new ArrayList<>(List.of(javaBin,
+        "-cp", System.getProperty("java.class.path"),
+        "io.sluice.cli.Main", "serve",
+        "--root-dir", rootDir.toString(),
+        "--host", "127.0.0.1",
+        "--port", Integer.toString(port),
+        "--admin-port", Integer.toString(adminPort)));
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .redirectInput(ProcessBuilder.Redirect.PIPE);
+    // The server reads SLUICE_* variables; none from the build environment may leak in.
+    builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
+    SluiceProcess server = new SluiceProcess(builder.start(), log, port);
+    try {
+      server.awaitHealthy(healthTimeout);
+    } catch (Throwable e) {
+      server.forceStop();
+      throw e;
+    }
+    return server;
+  }
+
+  private void awaitHealthy(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    HttpRequest health = HttpRequest.newBuilder(uri("/health"))
+        .timeout(Duration.ofSeconds(1)).GET().build();
+    while (true) {
+      if (!process.isAlive()) {
+        throw new AssertionError("server exited with status " + process.exitValue()
+            + " before becoming healthy; output:\n" + output());
+      }
+      try {
+        HttpResponse<String> response = http.send(health, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // Not listening yet.
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("server not healthy within " + timeout + "; output:\n"
+            + output());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  URI uri(String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+  }
+
+  HttpClient http() {
+    return http;
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+    return http.send(postRequest(path, json), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpRequest postRequest(String path, String json) {
+    return HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT)
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8))
+        .build();
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** SIGKILL; returns the exit status once the process is gone (bounded wait). */
+  int sigkill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(10, TimeUnit.SECONDS)) {
+      throw new AssertionError("server did not die within 10 s of SIGKILL");
+    }
+    return process.exitValue();
+  }
+
+  /** SIGTERM; returns the exit status, or -1 if the process did not exit within the timeout. */
+  int sigterm(Duration timeout) throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return -1;
+    }
+    return process.exitValue();
+  }
+
+  /** Kills the process if it is still running; safe to call repeatedly. */
+  void forceStop() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  String output() {
+    try {
+      return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+    } catch (IOException e) {
+      return "<unreadable " + log + ": " + e + ">";
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    }
+  }
+}

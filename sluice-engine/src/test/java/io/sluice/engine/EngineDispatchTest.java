@@ -1,0 +1,305 @@
+package io.sluice.engine;
+
+import static io.sluice.engine.EngineHarness.job;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.engine.EngineHarness.Worker;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/** Which job goes to which take stream, when, and what happens to it when the stream ends. */
+class EngineDispatchTest {
+  private final EngineHarness h = EngineHarness.create();
+
+  private static List<JobId> ids(List<JobSnapshot> jobs) {
+    return jobs.stream().map(JobSnapshot::id).toList();
+  }
+
+  @Nested
+  class Dispatch {
+    @Test
+    void ordersByPriorityThenFifoWithinAQueue() {
+      List<JobSnapshot> jobs = h.enqueue(
+          job("a").priority(5), job("a").priority(1), job("a").priority(5), job("a").priority(1));
+      h.openWorker("a", 0);
+
+      assertThat(ids(h.dispatch()))
+          .containsExactly(jobs.get(1).id(), jobs.get(3).id(), jobs.get(0).id(), jobs.get(2).id());
+    }
+
+    @Test
+    void ordersFifoByIdAcrossEnqueueTurns() {
+      JobSnapshot first = h.enqueue("a");
+      h.advanceMs(1);
+      JobSnapshot second = h.enqueue("a");
+      JobSnapshot urgent = h.enqueue(job("a").priority(1));
+      h.openWorker("a", 0);
+
+      assertThat(ids(h.dispatch())).containsExactly(urgent.id(), first.id(), second.id());
+    }
+
+    @Test
+    void takesTheBestJobAcrossEveryRequestedQueue() {
+      List<JobSnapshot> jobs = h.enqueue(
+          job("a").priority(5), // 0
+          job("b").priority(1), // 1
+          job("a").priority(1), // 2
+          job("b").priority(5), // 3
+          job("c").priority(0)); // 4: not requested
+      h.openWorker(Set.of("a", "b"), 0);
+
+      assertThat(ids(h.dispatch()))
+          .containsExactly(
+              jobs.get(1).id(), jobs.get(2).id(), jobs.get(0).id(), jobs.get(3).id());
+    }
+
+    @Test
+    void neverGivesAWorkerJobsOfAQueueItDidNotAskFor() {
+      JobSnapshot onB = h.enqueue("b");
+      Worker forA = h.openWorker("a", 0);
+
+      assertThat(h.dispatch()).isEmpty();
+
+      Worker forB = h.openWorker("b", 0);
+      assertThat(ids(h.dispatch())).containsExactly(onB.id());
+      assertThat(forA.received()).isEmpty();
+      assertThat(forB.receivedIds()).containsExactly(onB.id());
+    }
+
+    @Test
+    void givesAWorkerWithoutQueuesJobsFromEveryQueue() {
+      List<JobSnapshot> jobs =
+          h.enqueue(job("x").priority(9), job("y").priority(3), job("z").priority(3));
+      h.openWorker((Set<String>) null, 0);
+
+      assertThat(ids(h.dispatch()))
+          .containsExactly(jobs.get(1).id(), jobs.get(2).id(), jobs.get(0).id());
+    }
+
+    @Test
+    void marksTheDeliveredJobInFlightAtDispatchTime() {
+      JobSnapshot enqueued = h.enqueue(job("a").payload("{\"n\":1}"));
+      h.openWorker("a", 1);
+      h.advanceMs(7);
+
+      JobSnapshot delivered = h.dispatch().get(0);
+
+      assertThat(delivered.status()).isEqualTo(JobStatus.IN_FLIGHT);
+      assertThat(delivered.dequeuedAtMs()).isEqualTo(h.nowMs());
+      assertThat(delivered.payload()).asString().isEqualTo("{\"n\":1}");
+      assertThat(h.get(enqueued.id()).status()).isEqualTo(JobStatus.IN_FLIGHT);
+      assertThat(h.engine().inFlightCount()).isEqualTo(1);
+    }
+
+    @Test
+    void dispatchesANewJobOnlyOnceItsEnqueueIsCommitted() {
+      Engine engine = new Engine(EngineConfig.defaults());
+      List<JobSnapshot> received = new ArrayList<>();
+      engine.openSession(null, 0, received::addAll);
+      engine.enqueue(List.of(job("a").toNewJob(new JobIdGenerator().next(0))), 0);
+
+      engine.dispatch(0);
+      assertThat(received).isEmpty();
+
+      engine.committed(engine.takeTurn().newJobs(), 0);
+      engine.dispatch(0);
+      assertThat(received).hasSize(1);
+    }
+
+    @Test
+    void holdsAtMostPrefetchJobsAndAnAckFreesASlot() {
+      List<JobSnapshot> jobs = h.enqueue(5, "a");
+      Worker worker = h.openWorker("a", 2);
+
+      assertThat(ids(h.dispatch())).containsExactly(jobs.get(0).id(), jobs.get(1).id());
+      assertThat(h.dispatch()).isEmpty();
+
+      h.ack(jobs.get(0).id());
+
+      assertThat(ids(h.dispatch())).containsExactly(jobs.get(2).id());
+      assertThat(worker.received()).hasSize(3);
+    }
+
+    @Test
+    void treatsPrefetchZeroAsUnlimited() {
+      h.enqueue(50, "a");
+      h.openWorker("a", 0);
+
+      assertThat(h.dispatch()).hasSize(50);
+    }
+
+    @Test
+    void neverExceedsTheGlobalInFlightLimitAcrossWorkers() {
+      EngineHarness limited =
+          EngineHarness.create(EngineConfig.defaults().withGlobalInFlightLimit(3));
+      List<JobSnapshot> jobs = limited.enqueue(5, "a");
+      Worker one = limited.openWorker("a", 0);
+      Worker two = limited.openWorker("a", 0);
+
+      assertThat(limited.dispatch()).hasSize(3);
+      assertThat(limited.engine().inFlightCount()).isEqualTo(3);
+      assertThat(limited.dispatch()).isEmpty();
+
+      limited.ack(one.received().get(0).id());
+
+      assertThat(ids(limited.dispatch())).containsExactly(jobs.get(3).id());
+      assertThat(one.received().size() + two.received().size()).isEqualTo(4);
+    }
+
+    @Test
+    void sharesABacklogRoundRobinBetweenTwoWorkers() {
+      List<JobSnapshot> jobs = h.enqueue(4, "a");
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+
+      h.dispatch();
+
+      List<JobId> odd = List.of(jobs.get(0).id(), jobs.get(2).id());
+      List<JobId> even = List.of(jobs.get(1).id(), jobs.get(3).id());
+      assertThat(List.of(one.receivedIds(), two.receivedIds()))
+          .containsExactlyInAnyOrder(odd, even);
+    }
+
+    @Test
+    void rotatesWhichWorkerGetsAScarceJobFirst() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+
+      for (int i = 0; i < 4; i++) {
+        h.enqueue("a");
+        assertThat(h.dispatch()).hasSize(1);
+      }
+
+      assertThat(one.received()).hasSize(2);
+      assertThat(two.received()).hasSize(2);
+    }
+
+    @Test
+    void doesNotDequeueForAWorkerThatCannotBeWrittenTo() {
+      JobSnapshot queued = h.enqueue("a");
+      Worker worker = h.openWorker("a", 0);
+      h.engine().sessionWritable(worker.session(), false);
+
+      assertThat(h.dispatch()).isEmpty();
+      assertThat(h.get(queued.id()).status()).isEqualTo(JobStatus.READY);
+
+      h.engine().sessionWritable(worker.session(), true);
+      assertThat(ids(h.dispatch())).containsExactly(queued.id());
+    }
+  }
+
+  @Nested
+  class Complete {
+    @Test
+    void rejectsAJobThatIsNotInFlight() {
+      JobSnapshot queued = h.enqueue("a");
+
+      assertThatThrownBy(() -> h.ack(queued.id()))
+          .isInstanceOf(SluiceException.NotFound.class)
+          .hasMessage("job not found in in-flight set");
+    }
+
+    @Test
+    void rejectsASecondAck() {
+      JobSnapshot queued = h.enqueue("a");
+      h.openWorker("a", 1);
+      h.dispatch();
+      h.ack(queued.id());
+
+      assertThatThrownBy(() -> h.ack(queued.id())).isInstanceOf(SluiceException.NotFound.class);
+    }
+
+    @Test
+    void completesEveryInFlightIdAndReturnsTheOthersInRequestOrder() {
+      List<JobSnapshot> jobs = h.enqueue(3, "a");
+      h.openWorker("a", 2);
+      h.dispatch();
+      String waiting = jobs.get(2).id().toString();
+      String malformed = "not-an-id";
+
+      List<String> notFound = h.engine().completeAll(
+          List.of(waiting, jobs.get(0).id().toString(), malformed, jobs.get(1).id().toString()),
+          h.nowMs());
+
+      assertThat(notFound).containsExactly(waiting, malformed);
+      assertThat(h.engine().inFlightCount()).isZero();
+    }
+  }
+
+  @Nested
+  class CloseSession {
+    @Test
+    void returnsHeldJobsToReadyUnchangedAndRedispatchesThemToAnotherWorker() {
+      JobSnapshot retried = h.enqueue("a");
+      JobSnapshot fresh = h.enqueue("a");
+      Worker first = h.openWorker("a", 2);
+      h.dispatch();
+      h.fail(retried.id(), EngineHarness.failureRetryingAt(h.nowMs()));
+      h.advance(Duration.ofSeconds(3));
+      h.dispatch();
+      JobSnapshot beforeClose = h.get(retried.id());
+      assertThat(beforeClose.status()).isEqualTo(JobStatus.IN_FLIGHT);
+      assertThat(first.received()).hasSize(3);
+
+      h.advance(Duration.ofSeconds(1));
+      h.close(first);
+
+      JobSnapshot requeued = h.get(retried.id());
+      assertThat(requeued.status()).isEqualTo(JobStatus.READY);
+      assertThat(requeued.attempts()).isEqualTo(1);
+      assertThat(requeued.readyAtMs()).isEqualTo(beforeClose.readyAtMs());
+      assertThat(requeued.dequeuedAtMs()).isEqualTo(beforeClose.dequeuedAtMs());
+      assertThat(h.get(fresh.id()).status()).isEqualTo(JobStatus.READY);
+      assertThat(h.engine().inFlightCount()).isZero();
+
+      Worker second = h.openWorker("a", 0);
+      assertThat(ids(h.dispatch())).containsExactly(retried.id(), fresh.id());
+      assertThat(second.received().get(0).attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void deliversNothingMoreToAClosedWorker() {
+      Worker closed = h.openWorker("a", 0);
+      h.close(closed);
+
+      h.enqueue("a");
+
+      assertThat(h.dispatch()).isEmpty();
+      assertThat(closed.received()).isEmpty();
+    }
+
+    @Test
+    void rejectsAnAckForAJobThatWasRequeued() {
+      JobSnapshot queued = h.enqueue("a");
+      Worker worker = h.openWorker("a", 1);
+      h.dispatch();
+      h.close(worker);
+
+      assertThatThrownBy(() -> h.ack(queued.id())).isInstanceOf(SluiceException.NotFound.class);
+    }
+
+    @Test
+    void ignoresASecondClose() {
+      h.enqueue("a");
+      Worker worker = h.openWorker("a", 1);
+      h.dispatch();
+      h.close(worker);
+      Worker other = h.openWorker("a", 1);
+      h.dispatch();
+
+      h.close(worker);
+
+      assertThat(other.received()).hasSize(1);
+      assertThat(h.engine().inFlightCount()).isEqualTo(1);
+    }
+  }
+}

@@ -1,0 +1,290 @@
+package io.sluice.engine;
+
+import io.sluice.engine.dispatch.JobSink;
+import io.sluice.engine.dispatch.WorkerSession;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.store.Mutation;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Drives an {@link Engine} by hand, turn by turn, the way {@code EngineLoop} does but on the test
+ * thread and with a {@link ManualClock}.
+ *
+ * <p>Every call is one turn at the clock's current time: the engine applies the call, the turn's
+ * mutations are "committed" (recorded here, so tests can assert on them) and new jobs are handed
+ * back through {@link Engine#committed}. {@link #dispatch()} is the loop's own step: it promotes
+ * and reaps what is due, then dispatches. Nothing here starts a thread or sleeps.
+ */
+public final class EngineHarness {
+  private final ManualClock clock;
+  private final Engine engine;
+  private final JobIdGenerator ids = new JobIdGenerator();
+  private final List<Mutation> mutations = new ArrayList<>();
+  private List<Mutation> lastTurn = List.of();
+  /** Jobs handed to any worker during the current {@link #dispatch()} call. */
+  private final List<JobSnapshot> deliveredThisTurn = new ArrayList<>();
+
+  private EngineHarness(EngineConfig config, ManualClock clock) {
+    this.clock = clock;
+    this.engine = new Engine(config);
+  }
+
+  public static EngineHarness create() {
+    return create(EngineConfig.defaults());
+  }
+
+  public static EngineHarness create(EngineConfig config) {
+    return new EngineHarness(config, new ManualClock());
+  }
+
+  public Engine engine() {
+    return engine;
+  }
+
+  public ManualClock clock() {
+    return clock;
+  }
+
+  public long nowMs() {
+    return clock.millis();
+  }
+
+  // ---- enqueue -------------------------------------------------------------------------------
+
+  /** A job to enqueue on {@code queue}, with server defaults until a setter says otherwise. */
+  public static JobSpec job(String queue) {
+    return new JobSpec(queue);
+  }
+
+  public JobSnapshot enqueue(String queue) {
+    return enqueue(job(queue));
+  }
+
+  public JobSnapshot enqueue(JobSpec spec) {
+    return enqueue(new JobSpec[] {spec}).get(0);
+  }
+
+  public List<JobSnapshot> enqueue(int count, String queue) {
+    JobSpec[] specs = new JobSpec[count];
+    Arrays.setAll(specs, i -> job(queue));
+    return enqueue(specs);
+  }
+
+  /** Enqueues the jobs in one turn, in argument order (so ids ascend in that order). */
+  public List<JobSnapshot> enqueue(JobSpec... specs) {
+    List<NewJob> requests = new ArrayList<>(specs.length);
+    for (JobSpec spec : specs) {
+      requests.add(spec.toNewJob(ids.next(nowMs())));
+    }
+    List<JobSnapshot> created = engine.enqueue(requests, nowMs());
+    endTurn();
+    return created;
+  }
+
+  // ---- workers and dispatch ------------------------------------------------------------------
+
+  /** Opens a take stream; {@code queues} null means every queue, {@code prefetch} 0 unlimited. */
+  public Worker openWorker(Set<String> queues, int prefetch) {
+    Worker worker = new Worker();
+    worker.session = engine.openSession(queues, prefetch, worker);
+    return worker;
+  }
+
+  public Worker openWorker(String queue, int prefetch) {
+    return openWorker(Set.of(queue), prefetch);
+  }
+
+  /** The worker disconnects: its unfinished jobs go back to ready. */
+  public void close(Worker worker) {
+    engine.closeSession(worker.session, nowMs());
+    endTurn();
+  }
+
+  /** One loop step: promote and reap what is due, dispatch; returns what workers received. */
+  public List<JobSnapshot> dispatch() {
+    deliveredThisTurn.clear();
+    engine.runDue(nowMs());
+    engine.dispatch(nowMs());
+    endTurn();
+    return List.copyOf(deliveredThisTurn);
+  }
+
+  // ---- time ----------------------------------------------------------------------------------
+
+  public void advance(Duration duration) {
+    clock.advance(duration);
+  }
+
+  public void advanceMs(long deltaMs) {
+    clock.advanceMs(deltaMs);
+  }
+
+  /** Only the timer step of a turn (promotion and reaping), without dispatching. */
+  public void runDue() {
+    engine.runDue(nowMs());
+    endTurn();
+  }
+
+  // ---- acknowledgements ----------------------------------------------------------------------
+
+  public void ack(JobId id) {
+    engine.complete(id, nowMs());
+    endTurn();
+  }
+
+  /** Fails with a plain message and no jitter. */
+  public JobSnapshot fail(JobId id) {
+    return fail(id, failure("boom"));
+  }
+
+  public JobSnapshot fail(JobId id, FailureReport report) {
+    JobSnapshot result = engine.fail(id, report, nowMs());
+    endTurn();
+    return result;
+  }
+
+  public static FailureReport failure(String message) {
+    return new FailureReport(message, null, null, null, false, 0.0);
+  }
+
+  public static FailureReport failureWithJitter(double uniform) {
+    return new FailureReport("boom", null, null, null, false, uniform);
+  }
+
+  public static FailureReport failureRetryingAt(long retryAtMs) {
+    return new FailureReport("boom", null, null, retryAtMs, false, 0.0);
+  }
+
+  public static FailureReport killingFailure() {
+    return new FailureReport("boom", null, null, null, true, 0.0);
+  }
+
+  // ---- reads and recovery --------------------------------------------------------------------
+
+  public JobSnapshot get(JobId id) {
+    return engine.get(id, nowMs());
+  }
+
+  public void recover(JobSnapshot... stored) {
+    for (JobSnapshot snapshot : stored) {
+      engine.recover(snapshot, nowMs());
+    }
+  }
+
+  /** Every mutation committed so far, in commit order. */
+  public List<Mutation> mutations() {
+    return List.copyOf(mutations);
+  }
+
+  public <M extends Mutation> List<M> mutations(Class<M> type) {
+    return mutations.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  /** The mutations of the most recent turn. */
+  public List<Mutation> lastTurn() {
+    return lastTurn;
+  }
+
+  private void endTurn() {
+    Turn turn = engine.takeTurn();
+    lastTurn = List.copyOf(turn.mutations());
+    mutations.addAll(lastTurn);
+    if (!turn.newJobs().isEmpty()) {
+      engine.committed(turn.newJobs(), nowMs());
+    }
+  }
+
+  // ---- helper types --------------------------------------------------------------------------
+
+  /** A take stream that records what it receives. */
+  public final class Worker implements JobSink {
+    private final List<JobSnapshot> received = new ArrayList<>();
+    private WorkerSession session;
+
+    @Override
+    public void deliver(List<JobSnapshot> jobs) {
+      received.addAll(jobs);
+      deliveredThisTurn.addAll(jobs);
+    }
+
+    public WorkerSession session() {
+      return session;
+    }
+
+    /** Every job delivered to this worker, in delivery order. */
+    public List<JobSnapshot> received() {
+      return List.copyOf(received);
+    }
+
+    public List<JobId> receivedIds() {
+      return received.stream().map(JobSnapshot::id).toList();
+    }
+  }
+
+  /** An enqueue request under construction; unset fields take the server defaults. */
+  public static final class JobSpec {
+    private final String queue;
+    private String type = "test_job";
+    private int priority = NewJob.DEFAULT_PRIORITY;
+    private Long readyAtMs;
+    private Integer retryLimit;
+    private BackoffPolicy backoff;
+    private RetentionPolicy retention;
+    private byte[] payload = "{}".getBytes(StandardCharsets.UTF_8);
+
+    private JobSpec(String queue) {
+      this.queue = queue;
+    }
+
+    public JobSpec type(String type) {
+      this.type = type;
+      return this;
+    }
+
+    public JobSpec priority(int priority) {
+      this.priority = priority;
+      return this;
+    }
+
+    public JobSpec readyAtMs(long readyAtMs) {
+      this.readyAtMs = readyAtMs;
+      return this;
+    }
+
+    public JobSpec retryLimit(int retryLimit) {
+      this.retryLimit = retryLimit;
+      return this;
+    }
+
+    public JobSpec backoff(BackoffPolicy backoff) {
+      this.backoff = backoff;
+      return this;
+    }
+
+    public JobSpec retention(RetentionPolicy retention) {
+      this.retention = retention;
+      return this;
+    }
+
+    public JobSpec payload(String json) {
+      this.payload = json.getBytes(StandardCharsets.UTF_8);
+      return this;
+    }
+
+    NewJob toNewJob(JobId id) {
+      return new NewJob(
+          id, type, queue, priority, readyAtMs, retryLimit, backoff, retention, payload);
+    }
+  }
+}
