@@ -3,7 +3,6 @@ package io.sluice.cli;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
@@ -41,7 +40,7 @@ final class LoggingSetup {
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, String format) {
     if (format.equals("json")) {
-      JsonEncoder json = new JsonEncoder();
+      JsonLogEncoder json = new JsonLogEncoder();
       json.setContext(context);
       json.start();
       return json;

@@ -12,19 +12,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the {@link Engine} on its own thread ({@code sluice-engine}) and commits its turns on
- * another ({@code sluice-commit}).
+ * Runs the {@link Engine} on its own thread ({@code sluice-engine}).
  *
- * <p>Each turn applies every queued command, promotes due jobs and dispatches, then hands the
- * turn's mutations to the commit thread as one batch (group commit). A command's future completes
- * only after its turn is durable, and turns commit in order, so a response never reveals state
- * that a crash could undo. The engine thread sleeps until the next command or the engine's
- * earliest deadline; it never polls.
+ * <p>Each turn applies every queued command and promotes due jobs, then writes the turn's
+ * mutations as one batch (group commit), then dispatches. A buffered write is only a WAL append
+ * handed to the OS, so it is done inline: no thread hop between an enqueue and its dispatch. A
+ * turn that must be fsynced goes to the {@code sluice-commit} thread instead, so the engine keeps
+ * dispatching while the disk flushes; while such a commit is pending, later turns queue behind it
+ * so that turns always become durable in order. A command's future completes only after its
+ * turn is durable, so a response never reveals state that a crash could undo. The engine thread
+ * sleeps until the next command or the engine's earliest deadline; it never polls.
  */
 public final class EngineLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
@@ -61,6 +64,8 @@ public final class EngineLoop implements AutoCloseable {
   private final CommitModes commitModes;
   private final ConcurrentLinkedQueue<Pending<?>> inbox = new ConcurrentLinkedQueue<>();
   private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
+  /** Turns handed to the commit thread and not yet durable; inline commits wait for zero. */
+  private final AtomicInteger pendingCommits = new AtomicInteger();
   private final Thread engineThread;
   private final Thread commitThread;
   private volatile boolean running = true;
@@ -102,18 +107,55 @@ public final class EngineLoop implements AutoCloseable {
       }
       try {
         engine.runDue(nowMs);
-        engine.dispatch(nowMs);
       } catch (RuntimeException e) {
         LOG.error("engine turn failed", e);
       }
       Turn turn = engine.takeTurn();
       if (!turn.isEmpty() || !completions.isEmpty()) {
-        commits.add(new CommitWork(turn, completions));
+        if (pendingCommits.get() == 0 && !needsSync(turn)) {
+          commitInline(turn, completions, nowMs);
+        } else {
+          pendingCommits.incrementAndGet();
+          commits.add(new CommitWork(turn, completions));
+        }
         completions = new ArrayList<>();
+      }
+      try {
+        engine.dispatch(nowMs);
+      } catch (RuntimeException e) {
+        LOG.error("dispatch failed", e);
       }
       if (applied == 0 && inbox.isEmpty()) {
         park(engine.nextDeadlineMs());
       }
+    }
+  }
+
+  private boolean needsSync(Turn turn) {
+    return (turn.hasEnqueues() && commitModes.syncEnqueues())
+        || (turn.hasOtherWrites() && commitModes.syncOthers());
+  }
+
+  private void commitInline(Turn turn, List<Completion<?>> completions, long nowMs) {
+    Throwable failure = write(turn.mutations(), false);
+    if (failure == null) {
+      engine.committed(turn.newJobs(), nowMs);
+    }
+    for (Completion<?> completion : completions) {
+      completion.complete(failure);
+    }
+  }
+
+  private Throwable write(List<Mutation> mutations, boolean sync) {
+    if (mutations.isEmpty()) {
+      return null;
+    }
+    try {
+      store.commit(new CommitBatch(mutations, sync));
+      return null;
+    } catch (RuntimeException e) {
+      LOG.error("commit of {} mutations failed", mutations.size(), e);
+      return e;
     }
   }
 
@@ -170,18 +212,9 @@ public final class EngineLoop implements AutoCloseable {
       Turn turn = work.turn();
       mutations.addAll(turn.mutations());
       newJobs.addAll(turn.newJobs());
-      sync |= (turn.hasEnqueues() && commitModes.syncEnqueues())
-          || (turn.hasOtherWrites() && commitModes.syncOthers());
+      sync |= needsSync(turn);
     }
-    Throwable failure = null;
-    if (!mutations.isEmpty()) {
-      try {
-        store.commit(new CommitBatch(mutations, sync));
-      } catch (RuntimeException e) {
-        LOG.error("commit of {} mutations failed", mutations.size(), e);
-        failure = e;
-      }
-    }
+    Throwable failure = write(mutations, sync);
     if (failure == null && !newJobs.isEmpty()) {
       // Index before answering, so a job is dispatchable by the time its enqueue is confirmed.
       submit((engine, nowMs) -> {
@@ -194,6 +227,7 @@ public final class EngineLoop implements AutoCloseable {
         completion.complete(failure);
       }
     }
+    pendingCommits.addAndGet(-works.size());
   }
 
   /** Runs one command and waits for it; for start-up and shutdown steps. */
