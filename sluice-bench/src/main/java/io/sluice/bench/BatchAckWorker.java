@@ -9,6 +9,8 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpMethod;
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -19,6 +21,10 @@ import java.util.Set;
  * {@code POST /jobs/success}; at most one such request is in flight, and ids arriving meanwhile
  * wait for the next one. "End of turn" is implemented by scheduling the flush with
  * {@code runOnContext}, which Netty runs after the current batch of socket reads.
+ *
+ * <p>The stream is opened before the drain clock starts and the worker holds what it receives
+ * until {@link #go()}, so the measured drain excludes stream setup and starts from a state where
+ * every stream already has its prefetch window filled, i.e. steady state.
  */
 final class BatchAckWorker implements TakeStream.JobSink {
 
@@ -41,6 +47,9 @@ final class BatchAckWorker implements TakeStream.JobSink {
   private int flightCount;
   private boolean ackInFlight;
   private boolean flushScheduled;
+  private boolean armed;
+  /** Deliveries held before go(); written on the event loop, polled by the main thread. */
+  private volatile int heldBeforeGo;
   private long ackRequests;
 
   BatchAckWorker(Context ctx, DrainTracker tracker, String nonce) {
@@ -52,15 +61,28 @@ final class BatchAckWorker implements TakeStream.JobSink {
   Future<Void> connect(HttpClientAgent connector, Endpoint endpoint) {
     return stream.connect(connector, endpoint)
         .compose(v -> ClientKit.connect(ctx, connector, endpoint))
-        .map(c -> {
+        .compose(c -> {
           ackConn = c;
-          return null;
+          return ClientKit.probe(c);
         });
   }
 
-  Future<Void> start(String queue, int prefetch) {
+  /** Opens the take stream; received jobs are held, not acked, until {@link #go()}. */
+  Future<Void> open(String queue, int prefetch) {
     stream.broken().onFailure(tracker::fail);
     return stream.open(queue, prefetch);
+  }
+
+  int heldBeforeGo() {
+    return heldBeforeGo;
+  }
+
+  /** Starts acking: everything held so far goes out as the first batch. */
+  void go() {
+    ctx.runOnContext(v -> {
+      armed = true;
+      flush();
+    });
   }
 
   Future<Void> close() {
@@ -83,14 +105,18 @@ final class BatchAckWorker implements TakeStream.JobSink {
   public void onJob(String id, int seq) {
     boolean first = tracker.delivered(seq);
     if (pendingCount == pendingIds.length) {
-      pendingIds = java.util.Arrays.copyOf(pendingIds, pendingCount * 2);
-      pendingSeqs = java.util.Arrays.copyOf(pendingSeqs, pendingCount * 2);
+      pendingIds = Arrays.copyOf(pendingIds, pendingCount * 2);
+      pendingSeqs = Arrays.copyOf(pendingSeqs, pendingCount * 2);
     }
     pendingIds[pendingCount] = id;
     pendingSeqs[pendingCount] = seq;
     pendingCount++;
     if (first) {
       pendingFirstDeliveries++;
+    }
+    if (!armed) {
+      heldBeforeGo = pendingCount;
+      return;
     }
     if (!ackInFlight && !flushScheduled) {
       flushScheduled = true;
@@ -167,7 +193,7 @@ final class BatchAckWorker implements TakeStream.JobSink {
       throw new BenchFailure("bulk ack answered " + status + ": " + Snippet.of(body));
     }
     // Drop references so acked ids can be collected.
-    java.util.Arrays.fill(flightIds, 0, n, null);
+    Arrays.fill(flightIds, 0, n, null);
     flightCount = 0;
     tracker.answered(n);
   }
@@ -179,7 +205,7 @@ final class BatchAckWorker implements TakeStream.JobSink {
       for (JsonNode id : list) {
         ids.add(id.asText());
       }
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new BenchFailure("bulk ack answered 422 with unreadable body: " + Snippet.of(body));
     }
     return ids;

@@ -60,6 +60,7 @@ public final class BenchMain {
     List<Map<String, Object>> latencyRuns = new ArrayList<>();
     boolean allOk = true;
     try (ClientKit kit = new ClientKit(opt.clientThreads())) {
+      warmUp(kit);
       for (int run = 1; run <= opt.runs(); run++) {
         Map<String, Object> result = runOnce(run, kit);
         System.out.println("RESULT " + json(result));
@@ -70,6 +71,41 @@ public final class BenchMain {
     }
     printSummary(throughputRuns, latencyRuns, allOk);
     return allOk ? 0 : 1;
+  }
+
+  /**
+   * Exercises the client once before anything is measured. Without it, run 1 pays for the bench's
+   * own class loading and JIT compilation on the same two cores the server needs. Failures are
+   * only reported: the measured runs will show the same problem in full.
+   */
+  private void warmUp(ClientKit kit) {
+    if (opt.warmupJobs() == 0) {
+      return;
+    }
+    BenchOptions w = opt.forWarmup();
+    String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
+    ServerProcess server = null;
+    try {
+      if (fixedEndpoint == null) {
+        server = ServerProcess.start(opt.project(), opt.startupTimeoutSec(), false);
+      }
+      Endpoint endpoint = server != null ? server.endpoint() : fixedEndpoint;
+      if (w.runThroughput()) {
+        ThroughputResult r = new ThroughputWorkload(w, kit, endpoint).run(nonce);
+        System.out.printf("warm-up (not measured): [a] %,d jobs, enqueue %,.0f jobs/s, drain %,.0f jobs/s%n",
+            w.jobs(), r.enqueueRate(), r.drainRate());
+      }
+      if (w.runLatency()) {
+        LatencyResult r = new LatencyWorkload(w, kit, endpoint).run(nonce);
+        System.out.printf("warm-up (not measured): [b] %,d jobs %s%n", w.latencyJobs(), r.ok() ? "OK" : "FAILED");
+      }
+    } catch (BenchFailure e) {
+      System.out.println("warm-up FAILED (continuing with the measured runs): " + e.getMessage());
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+    }
   }
 
   private Map<String, Object> runOnce(int run, ClientKit kit) {
@@ -151,7 +187,7 @@ public final class BenchMain {
       summary.put("a", m);
       if (!a.isEmpty()) {
         System.out.printf("[a] enqueue %,.0f jobs/s, drain %,.0f jobs/s (%d of %d runs)%n",
-            m.get("enqueue_jobs_per_s"), m.get("drain_jobs_per_s"), a.size(), opt.runs());
+            num(m.get("enqueue_jobs_per_s")), num(m.get("drain_jobs_per_s")), a.size(), opt.runs());
       } else {
         System.out.println("[a] no verified run");
       }
@@ -176,6 +212,10 @@ public final class BenchMain {
     if (workloadResult instanceof Map<?, ?> m && Boolean.TRUE.equals(m.get("ok"))) {
       into.add((Map<String, Object>) m);
     }
+  }
+
+  private static double num(Object medianValue) {
+    return ((Number) medianValue).doubleValue();
   }
 
   private static void printIndented(String tag, String lines) {

@@ -27,6 +27,7 @@ record BenchOptions(
     int clientThreads,
     long phaseTimeoutSec,
     long startupTimeoutSec,
+    int warmupJobs,
     boolean keepTemp) {
 
   static final String USAGE = """
@@ -53,6 +54,8 @@ record BenchOptions(
         --queue NAME                  queue for (a); (b) uses NAME-latency (default bench)
         --client-threads N            bench event loops (default 2)
         --phase-timeout SEC           fail a phase that takes longer (default 120)
+        --warmup-jobs N               unmeasured warm-up of the bench client before run 1, on a
+                                      throwaway server (or the --url one); 0 disables (default 20000)
 
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
@@ -76,6 +79,7 @@ record BenchOptions(
     v.put("client-threads", "2");
     v.put("phase-timeout", "120");
     v.put("startup-timeout", "180");
+    v.put("warmup-jobs", "20000");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -131,6 +135,7 @@ record BenchOptions(
         positive(v, "client-threads"),
         positive(v, "phase-timeout"),
         positive(v, "startup-timeout"),
+        nonNegative(v, "warmup-jobs"),
         keepTemp);
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
@@ -149,6 +154,28 @@ record BenchOptions(
   /** Separate queue so leftovers of a failed throughput phase cannot pollute latency samples. */
   String latencyQueue() {
     return queue + "-latency";
+  }
+
+  /**
+   * The same settings scaled down for the warm-up: enough requests for the JIT to compile the
+   * client's hot paths, so run 1 does not pay for compilation on the cores it shares with the server.
+   */
+  BenchOptions forWarmup() {
+    return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
+        rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
+        0, keepTemp);
+  }
+
+  private static int nonNegative(Map<String, String> v, String name) {
+    try {
+      int n = Integer.parseInt(v.get(name).replace("_", ""));
+      if (n < 0) {
+        throw new UsageException("--" + name + " must not be negative");
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new UsageException("--" + name + " must be an integer, got '" + v.get(name) + "'");
+    }
   }
 
   private static int positive(Map<String, String> v, String name) {

@@ -39,7 +39,11 @@ final class BulkEnqueuer {
     for (Context ctx : contexts) {
       Lane lane = new Lane(ctx);
       lanes.add(lane);
-      connecting.add(ClientKit.connect(ctx, connector, endpoint).map(c -> lane.conn = c));
+      connecting.add(ClientKit.connect(ctx, connector, endpoint)
+          .compose(c -> {
+            lane.conn = c;
+            return ClientKit.probe(c);
+          }));
     }
     Await.result(Future.all(connecting), timeoutSec, TimeUnit.SECONDS, "connecting enqueue lanes");
   }

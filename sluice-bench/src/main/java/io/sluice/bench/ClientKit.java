@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpConnectOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,29 @@ final class ClientKit implements AutoCloseable {
     return onContext(ctx, () -> connector.connect(new HttpConnectOptions()
         .setHost(endpoint.host())
         .setPort(endpoint.port())
-        .setConnectTimeout(CONNECT_TIMEOUT_MS)));
+        .setConnectTimeout(CONNECT_TIMEOUT_MS))
+        .map(conn -> {
+          // Failures already reach the bench through request futures and close handlers;
+          // without this Vert.x would also log each one as SEVERE.
+          conn.exceptionHandler(e -> {});
+          return conn;
+        }));
+  }
+
+  /**
+   * One {@code GET /health} on a fresh connection before any clock starts: the first request
+   * through Vert.x loads and initialises a lot of classes, and that one-off cost would otherwise
+   * land in the first run's measurement.
+   */
+  static Future<Void> probe(HttpClientConnection conn) {
+    return conn.request(HttpMethod.GET, "/health")
+        .compose(req -> req.send())
+        .compose(resp -> resp.body().map(body -> {
+          if (resp.statusCode() != 200) {
+            throw new BenchFailure("GET /health answered " + resp.statusCode() + ": " + Snippet.of(body));
+          }
+          return null;
+        }));
   }
 
   /** Runs an async action on {@code ctx}; the returned future can be awaited from any thread. */

@@ -22,7 +22,7 @@ final class LatencyWorkload {
    * back until the first job, so this wait is best effort, not a failure.
    */
   private static final long STREAM_READY_WAIT_SEC = 5;
-  /** Connections opened before the clock so the first sends do not pay for TCP setup. */
+  /** Enqueue connections opened before the clock so the first sends do not pay for TCP setup. */
   private static final int WARM_CONNECTIONS = 4;
 
   private final BenchOptions opt;
@@ -49,7 +49,8 @@ final class LatencyWorkload {
     HttpClientAgent enqueueClient = kit.pooledClient(endpoint, opt.pool());
     HttpClientAgent ackClient = kit.pooledClient(endpoint, Math.max(4, opt.workers() * 4));
     List<LatencyWorker> workers = new ArrayList<>();
-    // The sender gets a context of its own so its timer is not delayed by a worker's busy loop.
+    // The sender's state lives on a context of its own. With fewer event loops than contexts it
+    // shares a loop with some workers, which is fine: a worker does microseconds of work per job.
     Context senderCtx = kit.context(opt.workers());
     OpenLoopEnqueuer sender = new OpenLoopEnqueuer(senderCtx, enqueueClient, bodies, opt.rate(), tracker);
     try {
@@ -69,7 +70,8 @@ final class LatencyWorkload {
         opening.add(opened);
       }
       boolean streamsReady = waitForStreams(opening);
-      warmUp(senderCtx, enqueueClient);
+      openConnections(senderCtx, enqueueClient, WARM_CONNECTIONS, "enqueue");
+      openConnections(kit.context(0), ackClient, opt.workers(), "ack");
 
       sender.start();
       long sendSeconds = (long) Math.ceil(jobs / opt.rate());
@@ -111,14 +113,15 @@ final class LatencyWorkload {
     }
   }
 
-  private void warmUp(Context ctx, HttpClientAgent client) {
+  /** Concurrent probes make the pool open that many connections before the clock starts. */
+  private static void openConnections(Context ctx, HttpClientAgent client, int connections, String purpose) {
     List<Future<?>> probes = new ArrayList<>();
-    for (int i = 0; i < Math.min(WARM_CONNECTIONS, opt.pool()); i++) {
+    for (int i = 0; i < connections; i++) {
       probes.add(ClientKit.onContext(ctx, () -> client.request(HttpMethod.GET, "/health")
           .compose(req -> req.send())
           .compose(resp -> resp.body())));
     }
-    Await.result(Future.all(probes), CONNECT_TIMEOUT_SEC, TimeUnit.SECONDS, "warming enqueue connections");
+    Await.result(Future.all(probes), CONNECT_TIMEOUT_SEC, TimeUnit.SECONDS, "opening " + purpose + " connections");
   }
 
   private static void closeAll(List<LatencyWorker> workers) {

@@ -24,7 +24,9 @@ final class Medians {
     }
     Map<String, Object> medians = new LinkedHashMap<>();
     for (Map.Entry<String, List<Double>> e : values.entrySet()) {
-      medians.put(e.getKey(), ThroughputResult.round(median(e.getValue()), 3));
+      double m = median(e.getValue());
+      // Whole numbers stay whole so the JSON reads like the per-run lines.
+      medians.put(e.getKey(), m == Math.rint(m) && Math.abs(m) < 1e15 ? (Object) (long) m : ThroughputResult.round(m, 3));
     }
     return medians;
   }

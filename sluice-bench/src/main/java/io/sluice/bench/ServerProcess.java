@@ -43,7 +43,7 @@ final class ServerProcess implements AutoCloseable {
     this.endpoint = endpoint;
     this.keepTemp = keepTemp;
     // An interrupted bench (Ctrl-C) must not leave a server running in the background.
-    this.shutdownHook = new Thread(this::stopProcessTree, "sluice-bench-server-stopper");
+    this.shutdownHook = new Thread(this::stopAndClean, "sluice-bench-server-stopper");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
   }
 
@@ -104,12 +104,16 @@ final class ServerProcess implements AutoCloseable {
       return;
     }
     closed = true;
-    stopProcessTree();
     try {
       Runtime.getRuntime().removeShutdownHook(shutdownHook);
     } catch (IllegalStateException alreadyShuttingDown) {
-      // The hook is running or will run; nothing to undo.
+      return; // the hook is running and does the same cleanup
     }
+    stopAndClean();
+  }
+
+  private void stopAndClean() {
+    stopProcessTree();
     if (!keepTemp) {
       deleteRecursively(tempDir);
     }

@@ -12,7 +12,8 @@ final class Snippet {
     if (body == null) {
       return "";
     }
-    String s = body.toString();
+    // One line, so a quoted HTML error page does not break the line-oriented output.
+    String s = body.toString().replaceAll("\\s+", " ").trim();
     return s.length() <= MAX ? s : s.substring(0, MAX) + "...(" + s.length() + " chars)";
   }
 }

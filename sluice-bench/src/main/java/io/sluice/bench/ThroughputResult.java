@@ -6,8 +6,8 @@ import java.util.Map;
 /** Outcome of workload (a) for one run, with the human and the machine-readable rendering. */
 record ThroughputResult(
     int jobs, int batch, int lanes, int workers, int prefetch,
-    long enqueueNanos, int enqueueRequests,
-    long drainNanos, long ackRequests, long heartbeats, long foreignLines,
+    long enqueueNanos, int enqueueRequests, double enqueueClientCpuPct,
+    boolean primedBeforeGo, long drainNanos, double drainClientCpuPct, long ackRequests, long heartbeats, long foreignLines,
     DrainTracker.Tally tally) {
 
   double enqueueRate() {
@@ -26,13 +26,15 @@ record ThroughputResult(
 
   String describe() {
     return String.format(
-        "[a] enqueue %,d jobs in %.3f s = %,.0f jobs/s (%d bulk requests of %d, %d lanes)%n"
-            + "[a] drain   %,d jobs in %.3f s = %,.0f jobs/s (%d streams, prefetch %d, %,d bulk acks, %.1f ids/ack)%n"
+        "[a] enqueue %,d jobs in %.3f s = %,.0f jobs/s (%d bulk requests of %d, %d lanes; bench CPU %.0f%% of a core)%n"
+            + "[a] drain   %,d jobs in %.3f s = %,.0f jobs/s (%d streams, prefetch %d, %,d bulk acks, %.1f ids/ack;"
+            + " bench CPU %.0f%% of a core%s)%n"
             + "[a] verify  received %,d, missing %,d, duplicates %,d, strays %,d, acked %,d, ack not_found %,d,"
             + " heartbeats %,d, unparsable lines %,d -> %s",
-        jobs, enqueueNanos / 1e9, enqueueRate(), enqueueRequests, batch, lanes,
+        jobs, enqueueNanos / 1e9, enqueueRate(), enqueueRequests, batch, lanes, enqueueClientCpuPct,
         jobs, drainNanos / 1e9, drainRate(), workers, prefetch, ackRequests,
         ackRequests == 0 ? 0.0 : (double) (tally.received() + tally.duplicates() + tally.strays()) / ackRequests,
+        drainClientCpuPct, primedBeforeGo ? "" : "; prefetch windows NOT full at go",
         tally.received(), tally.missing(), tally.duplicates(), tally.strays(), tally.acked(),
         tally.ackNotFound(), heartbeats, foreignLines, ok() ? "OK" : "FAILED");
   }
@@ -47,8 +49,11 @@ record ThroughputResult(
     m.put("prefetch", prefetch);
     m.put("enqueue_s", round(enqueueNanos / 1e9, 4));
     m.put("enqueue_jobs_per_s", Math.round(enqueueRate()));
+    m.put("enqueue_client_cpu_pct", round(enqueueClientCpuPct, 1));
+    m.put("primed_before_go", primedBeforeGo);
     m.put("drain_s", round(drainNanos / 1e9, 4));
     m.put("drain_jobs_per_s", Math.round(drainRate()));
+    m.put("drain_client_cpu_pct", round(drainClientCpuPct, 1));
     m.put("ack_requests", ackRequests);
     m.put("received", tally.received());
     m.put("missing", tally.missing());

@@ -17,6 +17,8 @@ final class ThroughputWorkload {
   /** Late deliveries after the last ack are still counted, so watch the streams a little longer. */
   private static final long GRACE_MILLIS = 250;
   private static final long CONNECT_TIMEOUT_SEC = 15;
+  /** Upper bound for the streams to fill their prefetch windows before the drain clock starts. */
+  private static final long PRIME_TIMEOUT_MILLIS = 10_000;
 
   private final BenchOptions opt;
   private final ClientKit kit;
@@ -37,7 +39,9 @@ final class ThroughputWorkload {
     List<BatchAckWorker> workers = new ArrayList<>();
     try {
       enqueuer.connect(contexts(opt.lanes()), connector, endpoint, CONNECT_TIMEOUT_SEC);
+      long cpu0 = ProcessCpu.nanos();
       long enqueueNanos = enqueuer.run(opt.phaseTimeoutSec());
+      double enqueueCpu = ProcessCpu.percentOfOneCore(cpu0, ProcessCpu.nanos(), enqueueNanos);
       enqueuer.close();
 
       List<Future<?>> connecting = new ArrayList<>();
@@ -48,10 +52,17 @@ final class ThroughputWorkload {
       }
       Await.result(Future.all(connecting), CONNECT_TIMEOUT_SEC, TimeUnit.SECONDS, "connecting drain workers");
 
+      List<Future<?>> opening = new ArrayList<>();
+      for (BatchAckWorker w : workers) {
+        opening.add(w.open(queue, opt.prefetch()));
+      }
+      Await.result(Future.all(opening), CONNECT_TIMEOUT_SEC, TimeUnit.SECONDS, "opening take streams");
+      boolean primed = awaitPrimed(workers, tracker);
+
+      long cpu1 = ProcessCpu.nanos();
       long go = System.nanoTime();
       for (BatchAckWorker w : workers) {
-        // Start failures (e.g. a 404 on take) surface through the tracker so the wait below ends.
-        w.start(queue, opt.prefetch()).onFailure(tracker::fail);
+        w.go();
       }
       long end;
       try {
@@ -62,6 +73,7 @@ final class ThroughputWorkload {
             + t.duplicates() + " duplicates, " + t.acked() + " acked)", e);
       }
       long drainNanos = end - go;
+      double drainCpu = ProcessCpu.percentOfOneCore(cpu1, ProcessCpu.nanos(), System.nanoTime() - go);
 
       sleep(GRACE_MILLIS);
       closeAll(workers);
@@ -75,12 +87,38 @@ final class ThroughputWorkload {
         foreign += w.stream().foreignLines();
       }
       return new ThroughputResult(opt.jobs(), opt.batch(), opt.lanes(), opt.workers(), opt.prefetch(),
-          enqueueNanos, enqueuer.requests(), drainNanos, ackRequests, heartbeats, foreign, tracker.tally());
+          enqueueNanos, enqueuer.requests(), enqueueCpu, primed, drainNanos, drainCpu, ackRequests, heartbeats,
+          foreign, tracker.tally());
     } finally {
       enqueuer.close();
       closeAll(workers);
       Await.quietly(connector.close(), 5_000);
     }
+  }
+
+  /**
+   * Waits until every stream holds a full prefetch window (or all jobs are held, for tiny runs).
+   * @return false if that did not happen in time; the drain then starts anyway
+   */
+  private boolean awaitPrimed(List<BatchAckWorker> workers, DrainTracker tracker) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(PRIME_TIMEOUT_MILLIS);
+    while (System.nanoTime() < deadline) {
+      int total = 0;
+      boolean allFull = true;
+      for (BatchAckWorker w : workers) {
+        int held = w.heldBeforeGo();
+        total += held;
+        allFull &= held >= opt.prefetch();
+      }
+      if (allFull || total >= opt.jobs()) {
+        return true;
+      }
+      if (tracker.done().failed()) {
+        return false; // a broken stream; the drain wait reports it
+      }
+      sleep(1);
+    }
+    return false;
   }
 
   private List<Context> contexts(int n) {

@@ -1,0 +1,40 @@
+package io.sluice.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.vertx.core.buffer.Buffer;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class JobBodiesTest {
+
+  private final ObjectMapper json = new ObjectMapper();
+  private final JobBodies bodies = new JobBodies("bench", "cafe0001", 100);
+
+  @Test
+  void payloadHasTheRequestedSizeAndCarriesSeqAndNonce() throws Exception {
+    JsonNode job = json.readTree(bodies.single(42).getBytes());
+    assertThat(job.path("type").asText()).isEqualTo("bench");
+    assertThat(job.path("queue").asText()).isEqualTo("bench");
+    assertThat(json.writeValueAsString(job.path("payload"))).hasSize(100);
+    assertThat(job.path("payload").path("seq").asInt()).isEqualTo(42);
+    assertThat(job.path("payload").path("nonce").asText()).isEqualTo("cafe0001");
+  }
+
+  @Test
+  void bulkBodiesCoverEverySequenceOnceWithAShortLastBatch() throws Exception {
+    List<Buffer> list = bodies.bulk(2_500, 1_000);
+    assertThat(list).hasSize(3);
+    int expectedSeq = 0;
+    for (int i = 0; i < list.size(); i++) {
+      JsonNode jobs = json.readTree(list.get(i).getBytes()).path("jobs");
+      assertThat(jobs.size()).isEqualTo(JobBodies.batchJobs(2_500, 1_000, i));
+      for (JsonNode job : jobs) {
+        assertThat(job.path("payload").path("seq").asInt()).isEqualTo(expectedSeq++);
+      }
+    }
+    assertThat(expectedSeq).isEqualTo(2_500);
+  }
+}
