@@ -88,7 +88,17 @@ final class TakeStream implements JobSink {
     if (closed) {
       return;
     }
-    Buffer frames = encode(jobs);
+    Buffer frames;
+    try {
+      frames = encode(jobs);
+    } catch (IOException | RuntimeException e) {
+      // The jobs are in flight on this stream and can no longer reach it: end the stream so
+      // that they are requeued instead of waiting for the client to hang up.
+      LOG.error("cannot encode jobs for worker {}; closing its stream", workerId, e);
+      response.reset();
+      onClosed();
+      return;
+    }
     if (frames.length() == 0) {
       return;
     }
@@ -110,36 +120,48 @@ final class TakeStream implements JobSink {
     }
   }
 
-  /** Frames every job of one delivery into a single buffer, so the socket sees one write. */
-  private Buffer encode(List<JobSnapshot> jobs) {
+  /**
+   * Frames every job of one delivery into a single buffer, so the socket sees one write. JSON
+   * framings share one generator per delivery; MessagePack needs one per job, because its
+   * generator encodes a root value only when it closes.
+   */
+  private Buffer encode(List<JobSnapshot> jobs) throws IOException {
     Buffer frames = Buffer.buffer(jobs.size() * 320);
-    Format encoding = format == StreamFormat.MSGPACK ? Format.MSGPACK : Format.JSON;
     BufferOutputStream out = new BufferOutputStream(frames);
-    try {
+    if (format == StreamFormat.MSGPACK) {
       for (JobSnapshot job : jobs) {
-        byte[] payload = job.payload() != null ? job.payload() : store.readPayload(job.id());
-        if (payload == null) {
-          continue; // Deleted since dispatch; nothing to run.
-        }
-        int lengthAt = frames.length();
-        if (format == StreamFormat.MSGPACK) {
-          frames.appendInt(0); // Length prefix, filled in below.
-        } else if (format == StreamFormat.SSE) {
-          frames.appendString("data: ", "US-ASCII");
-        }
-        try (JsonGenerator gen = encoding.mapper().getFactory().createGenerator(out)) {
-          JobWriter.writeJob(gen, job, payload);
-        }
-        switch (format) {
-          case NDJSON -> frames.appendByte((byte) '\n');
-          case MSGPACK -> frames.setInt(lengthAt, frames.length() - lengthAt - 4);
-          case SSE -> frames.appendString("\n\n", "US-ASCII");
+        byte[] payload = payloadOf(job);
+        if (payload != null) {
+          int lengthAt = frames.length();
+          frames.appendInt(0);
+          try (JsonGenerator gen = Format.MSGPACK.mapper().getFactory().createGenerator(out)) {
+            JobWriter.writeJob(gen, job, payload);
+          }
+          frames.setInt(lengthAt, frames.length() - lengthAt - 4);
         }
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+      return frames;
+    }
+    try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(out)) {
+      gen.setRootValueSeparator(null);
+      for (JobSnapshot job : jobs) {
+        byte[] payload = payloadOf(job);
+        if (payload == null) {
+          continue;
+        }
+        if (format == StreamFormat.SSE) {
+          gen.writeRaw("data: ");
+        }
+        JobWriter.writeJob(gen, job, payload);
+        gen.writeRaw(format == StreamFormat.SSE ? "\n\n" : "\n");
+      }
     }
     return frames;
+  }
+
+  /** The payload to send, or null when the job was deleted since its dispatch. */
+  private byte[] payloadOf(JobSnapshot job) {
+    return job.payload() != null ? job.payload() : store.readPayload(job.id());
   }
 
   private void armHeartbeat(long delayMs) {

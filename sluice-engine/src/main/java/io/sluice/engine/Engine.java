@@ -192,6 +192,10 @@ public final class Engine {
     if (job == null || job.status() != JobStatus.IN_FLIGHT) {
       throw new SluiceException.NotFound("job not found in in-flight set");
     }
+    complete(job, nowMs);
+  }
+
+  private void complete(Job job, long nowMs) {
     dispatcher.release(job);
     long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
         config.defaultCompletedRetentionMs());
@@ -207,7 +211,7 @@ public final class Engine {
       if (job == null || job.status() != JobStatus.IN_FLIGHT) {
         notFound.add(raw);
       } else {
-        complete(id, nowMs);
+        complete(job, nowMs);
       }
     }
     return notFound;
@@ -228,7 +232,8 @@ public final class Engine {
     if (report.kill() || (report.retryAtMs() == null && attempts > retryLimit)) {
       long retentionMs = effective(job.retention() == null ? null : job.retention().deadMs(),
           config.defaultDeadRetentionMs());
-      return finish(job, JobStatus.DEAD, retentionMs, nowMs);
+      finish(job, JobStatus.DEAD, retentionMs, nowMs);
+      return job.snapshot(false);
     }
     long retryAtMs;
     if (report.retryAtMs() != null) {
@@ -247,7 +252,7 @@ public final class Engine {
     return snapshot;
   }
 
-  private JobSnapshot finish(Job job, JobStatus terminal, long retentionMs, long nowMs) {
+  private void finish(Job job, JobStatus terminal, long retentionMs, long nowMs) {
     takePayload(job);
     job.status(terminal);
     if (terminal == JobStatus.COMPLETED) {
@@ -256,13 +261,11 @@ public final class Engine {
     if (retentionMs == 0) {
       jobs.remove(job.id());
       turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
-      return job.snapshot(false);
+      return;
     }
     job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
     retained.add(job);
-    JobSnapshot snapshot = job.snapshot(false);
-    turn.write(new Mutation.PutJob(snapshot));
-    return snapshot;
+    turn.write(new Mutation.PutJob(job.snapshot(false)));
   }
 
   private static long effective(Long override, long serverDefault) {
