@@ -104,6 +104,7 @@ final class JobRoutes {
       try (JsonParser tokens = parser.open(body)) {
         tokens.nextToken();
         job = parser.read(tokens, () -> ids.next(clock.millis()));
+        parser.expectEnd(tokens);
       } catch (IOException e) {
         throw new BodyException(ex.requestFormat(), String.valueOf(e.getMessage()));
       }
@@ -166,13 +167,13 @@ final class JobRoutes {
                   "jobs[" + i + "]: " + e.getMessage());
             }
           } catch (BodyException e) {
-            throw new BodyException(format, "jobs[" + i + "]: "
-                + e.getMessage().substring(format.decodeErrorPrefix().length()));
+            throw new BodyException("jobs[" + i + "]: " + e.getMessage());
           } catch (SluiceException.InvalidRequest e) {
             throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
           }
         }
       }
+      parser.expectEnd(tokens);
     } catch (JsonProcessingException e) {
       throw BodyException.from(format, e);
     } catch (IOException e) {

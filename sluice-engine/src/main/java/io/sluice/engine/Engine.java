@@ -155,12 +155,16 @@ public final class Engine {
     return session;
   }
 
-  /** The stream ended: every job it still holds goes back to ready, unchanged. */
+  /**
+   * The stream ended: every job it still holds goes back to ready, unchanged. Requeues are rare,
+   * so each is written, which keeps {@code dequeued_at} across a restart.
+   */
   public void closeSession(WorkerSession session, long nowMs) {
     for (Job job : dispatcher.close(session)) {
       job.status(JobStatus.READY);
       ready.add(job);
       dispatcher.readyAdded();
+      turn.write(new Mutation.PutJob(job.snapshot(false)));
     }
   }
 

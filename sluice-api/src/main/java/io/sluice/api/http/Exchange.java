@@ -1,6 +1,7 @@
 package io.sluice.api.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.wire.BodyException;
@@ -92,10 +93,14 @@ public final class Exchange {
   }
 
   private static JsonNode decode(Format format, byte[] bytes) {
-    try {
-      JsonNode node = format.mapper().readTree(bytes);
+    try (JsonParser parser = format.mapper().createParser(bytes)) {
+      JsonNode node = format.mapper().readTree(parser);
       if (node == null || node.isMissingNode()) {
         throw new BodyException(format, "empty body");
+      }
+      // MessagePack trailing data was refused by MsgpackValidator already.
+      if (format == Format.JSON && parser.nextToken() != null) {
+        throw new BodyException(format, "trailing content after the document");
       }
       return node;
     } catch (JsonProcessingException e) {

@@ -8,6 +8,11 @@ public final class BodyException extends SluiceException {
     super(format.decodeErrorPrefix() + detail);
   }
 
+  /** A message that already carries its prefix (e.g. a bulk element's {@code jobs[i]: }). */
+  public BodyException(String message) {
+    super(message);
+  }
+
   /** A decoder's message without the source-location boilerplate Jackson adds. */
   public static BodyException from(Format format, com.fasterxml.jackson.core.JacksonException e) {
     String detail = String.valueOf(e.getOriginalMessage())

@@ -47,6 +47,17 @@ public final class EnqueueParser {
     }
   }
 
+  /**
+   * Fails unless the parser has consumed the whole document (no trailing content). MessagePack
+   * bodies were already checked whole by {@link MsgpackValidator}, and its parser throws at the
+   * end instead of returning null.
+   */
+  public void expectEnd(JsonParser parser) throws IOException {
+    if (format == Format.JSON && parser.nextToken() != null) {
+      throw fields.error("trailing content after the document");
+    }
+  }
+
   /** Reads one job object; the parser is positioned on its START_OBJECT token. */
   public NewJob read(JsonParser parser, Supplier<JobId> ids) {
     try {

@@ -1,13 +1,29 @@
 package io.sluice.api.wire;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /** The two body encodings of the API, each with the Jackson mapper that reads and writes it. */
 public enum Format {
-  JSON("application/json", "invalid JSON: ", new ObjectMapper()),
-  MSGPACK("application/msgpack", "invalid MessagePack: ", new ObjectMapper(new MessagePackFactory()));
+  JSON("application/json", "invalid JSON: ", new ObjectMapper(unbounded(new JsonFactory()))),
+  MSGPACK("application/msgpack", "invalid MessagePack: ",
+      new ObjectMapper(unbounded(new MessagePackFactory())));
+
+  /**
+   * Bodies of at least 64 MiB must be accepted (API.md §2), so Jackson's default caps on string
+   * and number lengths (20 M chars, 1000 digits) are lifted; the nesting cap stays.
+   */
+  public static <F extends JsonFactory> F unbounded(F factory) {
+    factory.setStreamReadConstraints(StreamReadConstraints.builder()
+        .maxStringLength(Integer.MAX_VALUE)
+        .maxNumberLength(Integer.MAX_VALUE)
+        .maxDocumentLength(-1)
+        .build());
+    return factory;
+  }
 
   private final String mediaType;
   private final String decodeErrorPrefix;

@@ -3,12 +3,14 @@ package io.sluice.api.wire;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -16,7 +18,7 @@ import java.nio.charset.StandardCharsets;
  * code path serves JSON and MessagePack. Absent optional fields are omitted, never null.
  */
 public final class JobWriter {
-  private static final JsonFactory PAYLOAD_PARSERS = new JsonFactory();
+  private static final JsonFactory PAYLOAD_PARSERS = Format.unbounded(new JsonFactory());
 
   private JobWriter() {}
 
@@ -91,8 +93,31 @@ public final class JobWriter {
       return;
     }
     try (JsonParser parser = PAYLOAD_PARSERS.createParser(payloadJson)) {
-      parser.nextToken();
-      gen.copyCurrentStructure(parser);
+      for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+        switch (token) {
+          case VALUE_NUMBER_INT -> writeInteger(gen, parser);
+          case VALUE_NUMBER_FLOAT -> gen.writeNumber(parser.getDoubleValue());
+          default -> gen.copyCurrentEvent(parser);
+        }
+      }
+    }
+  }
+
+  /**
+   * MessagePack integers span -2^63 to 2^64-1; a JSON integer beyond that is sent as a float64,
+   * as a JSON decoder without arbitrary precision would read it.
+   */
+  private static void writeInteger(JsonGenerator gen, JsonParser parser) throws IOException {
+    if (parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+      gen.writeNumber(parser.getLongValue());
+      return;
+    }
+    BigInteger value = parser.getBigIntegerValue();
+    boolean fits = value.signum() >= 0 ? value.bitLength() <= 64 : value.bitLength() <= 63;
+    if (fits) {
+      gen.writeNumber(value);
+    } else {
+      gen.writeNumber(value.doubleValue());
     }
   }
 

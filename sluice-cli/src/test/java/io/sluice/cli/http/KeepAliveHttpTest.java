@@ -1,0 +1,200 @@
+package io.sluice.cli.http;
+
+import static io.sluice.cli.http.ServerFixture.JSON;
+import static io.sluice.cli.http.ServerFixture.job;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * HTTP/1.1 keep-alive (API.md §2): requests rejected before their body is read (415, 406, 400,
+ * 404, 405) must not leave that body on the connection to be parsed as the next request. The
+ * server may instead close the connection; it may never answer the wrong request.
+ */
+class KeepAliveHttpTest {
+  @TempDir static Path tempDir;
+  static ServerFixture server;
+
+  @BeforeAll
+  static void startServer() {
+    server = ServerFixture.start(tempDir);
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
+
+  record Response(int status, Map<String, String> headers, byte[] body) {
+    JsonNode json() throws IOException {
+      return JSON.readTree(body);
+    }
+
+    boolean closes() {
+      return "close".equalsIgnoreCase(headers.get("connection"));
+    }
+  }
+
+  /** One HTTP/1.1 connection that reconnects only when the server closed the previous one. */
+  static final class Connection implements AutoCloseable {
+    private Socket socket;
+    private InputStream in;
+    private OutputStream out;
+    int connects;
+
+    Response exchange(String method, String path, String contentType, byte[] body,
+        String... headers) throws IOException {
+      if (socket == null) {
+        socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", server.port()),
+            (int) ServerFixture.TIMEOUT.toMillis());
+        socket.setSoTimeout((int) ServerFixture.TIMEOUT.toMillis());
+        in = new BufferedInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+        connects++;
+      }
+      StringBuilder head = new StringBuilder()
+          .append(method).append(' ').append(path).append(" HTTP/1.1\r\n")
+          .append("Host: 127.0.0.1\r\n");
+      if (contentType != null) {
+        head.append("Content-Type: ").append(contentType).append("\r\n");
+      }
+      for (int i = 0; i < headers.length; i += 2) {
+        head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
+      }
+      head.append("Content-Length: ").append(body == null ? 0 : body.length).append("\r\n\r\n");
+      out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+      if (body != null) {
+        out.write(body);
+      }
+      out.flush();
+      Response response = read();
+      if (response.closes()) {
+        close();
+      }
+      return response;
+    }
+
+    private Response read() throws IOException {
+      String statusLine = line();
+      int status = Integer.parseInt(statusLine.split(" ")[1]);
+      Map<String, String> headers = new HashMap<>();
+      for (String h = line(); !h.isEmpty(); h = line()) {
+        int colon = h.indexOf(':');
+        headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+            h.substring(colon + 1).trim());
+      }
+      ByteArrayOutputStream body = new ByteArrayOutputStream();
+      if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+        for (int size = Integer.parseInt(line().split(";")[0].trim(), 16); size > 0;
+            size = Integer.parseInt(line().split(";")[0].trim(), 16)) {
+          body.write(in.readNBytes(size));
+          line();
+        }
+        line();
+      } else if (headers.containsKey("content-length")) {
+        body.write(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
+      }
+      return new Response(status, headers, body.toByteArray());
+    }
+
+    private String line() throws IOException {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      int b;
+      while ((b = in.read()) >= 0 && b != '\n') {
+        bytes.write(b);
+      }
+      if (b < 0) {
+        throw new EOFException("connection closed mid-response");
+      }
+      String text = bytes.toString(StandardCharsets.US_ASCII);
+      return text.endsWith("\r") ? text.substring(0, text.length() - 1) : text;
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (socket != null) {
+        socket.close();
+        socket = null;
+      }
+    }
+  }
+
+  /** A body that is itself a complete, valid HTTP request, to expose any misparsing. */
+  static byte[] smugglingBody(String queue) {
+    String inner = job(queue, "smuggled").toString();
+    String request = "POST /jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        + "Content-Length: " + inner.length() + "\r\n\r\n" + inner;
+    return (request + " ".repeat(64 * 1024)).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void rejectedRequestBodiesNeverBecomeRequests() throws Exception {
+    String queue = ServerFixture.uniqueName("keepalive");
+    byte[] body = smugglingBody(queue);
+    try (Connection connection = new Connection()) {
+      Response unsupported = connection.exchange("POST", "/jobs", "text/plain", body);
+      assertThat(unsupported.status()).isEqualTo(415);
+      assertThat(connection.exchange("GET", "/health", null, null).status()).isEqualTo(200);
+
+      Response unacceptable = connection.exchange("POST", "/jobs", "application/json", body,
+          "Accept", "text/plain");
+      assertThat(unacceptable.status()).isEqualTo(406);
+      assertThat(connection.exchange("GET", "/version", null, null).json().get("version")
+          .textValue()).isEqualTo("0.7.0");
+
+      Response badQuery = connection.exchange("POST", "/jobs?bogus=1", "application/json", body);
+      assertThat(badQuery.status()).isEqualTo(400);
+      assertThat(connection.exchange("GET", "/health", null, null).status()).isEqualTo(200);
+
+      Response notAllowed = connection.exchange("PUT", "/jobs/take", "application/json", body);
+      assertThat(notAllowed.status()).isEqualTo(405);
+      assertThat(connection.exchange("GET", "/health", null, null).status()).isEqualTo(200);
+
+      Response notFound = connection.exchange("POST", "/nope", "application/json", body);
+      assertThat(notFound.status()).isEqualTo(404);
+      assertThat(connection.exchange("GET", "/health", null, null).status()).isEqualTo(200);
+
+      Response ack = connection.exchange("POST", "/jobs/zzzzzzzzzzzzzzzzzzzzzzzzz/success",
+          "application/json", body);
+      assertThat(ack.status()).isEqualTo(404);
+      assertThat(connection.exchange("GET", "/health", null, null).status()).isEqualTo(200);
+    }
+    // None of the bodies was executed as a request.
+    server.assertNothingReady(queue);
+  }
+
+  @Test
+  void successfulRequestsShareOneConnection() throws Exception {
+    String queue = ServerFixture.uniqueName("keepalive-ok");
+    try (Connection connection = new Connection()) {
+      for (int i = 0; i < 5; i++) {
+        Response created = connection.exchange("POST", "/jobs", "application/json",
+            job(queue, "t" + i).toString().getBytes(StandardCharsets.UTF_8));
+        assertThat(created.status()).isEqualTo(201);
+        Response fetched = connection.exchange("GET",
+            "/jobs/" + created.json().get("id").textValue(), null, null);
+        assertThat(fetched.status()).isEqualTo(200);
+        assertThat(fetched.json().get("type").textValue()).isEqualTo("t" + i);
+      }
+      assertThat(connection.connects).isEqualTo(1);
+    }
+  }
+}

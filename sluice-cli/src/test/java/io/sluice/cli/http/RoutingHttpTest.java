@@ -1,0 +1,199 @@
+package io.sluice.cli.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.cli.http.ServerFixture.Reply;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Health, version, routing errors, query checks and path decoding (API.md §2, §3.8, §8.1). */
+class RoutingHttpTest {
+  @TempDir static Path tempDir;
+  static ServerFixture server;
+
+  @BeforeAll
+  static void startServer() {
+    server = ServerFixture.start(tempDir);
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
+
+  @Nested
+  class HealthAndVersion {
+    @Test
+    void healthReportsOk() {
+      Reply reply = server.get("/health");
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.contentType()).isEqualTo("application/json");
+      assertThat(reply.json()).isEqualTo(ServerFixture.JSON.createObjectNode().put("status", "ok"));
+    }
+
+    @Test
+    void versionReportsApiCompatibilityLevel() {
+      Reply reply = server.get("/version");
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.json())
+          .isEqualTo(ServerFixture.JSON.createObjectNode().put("version", "0.7.0"));
+    }
+
+    @Test
+    void healthAnswersInMessagePackWhenAsked() {
+      Reply reply = server.get("/health", "Accept", ServerFixture.MSGPACK_TYPE);
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.contentType()).isEqualTo(ServerFixture.MSGPACK_TYPE);
+      assertThat(reply.msgpack().get("status").textValue()).isEqualTo("ok");
+    }
+  }
+
+  @Nested
+  class UnknownRoutes {
+    @ParameterizedTest
+    @CsvSource({"/nope", "/jobs/abc/def/ghi/jkl", "/health/extra", "/jobs/x/unknown"})
+    void unknownPathIsNotFound(String path) {
+      Reply reply = server.get(path);
+
+      assertThat(reply.status()).isEqualTo(404);
+      assertThat(reply.contentType()).isEqualTo("application/json");
+      assertThat(reply.json())
+          .isEqualTo(ServerFixture.JSON.createObjectNode().put("error", "not found"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+      "GET, /jobs/bulk",
+      "DELETE, /health",
+      "POST, /health",
+      "PUT, /jobs/take",
+      "GET, /jobs/success",
+      "GET, /jobs/03gsa8rjaoxgqgnrsnlt7niqb/success",
+      "GET, /jobs/03gsa8rjaoxgqgnrsnlt7niqb/failure",
+      "POST, /version"
+    })
+    void knownPathWithWrongMethodIsMethodNotAllowed(String method, String path) {
+      Reply reply = server.send(method, path, null);
+
+      assertThat(reply.status()).isEqualTo(405);
+      assertThat(reply.json())
+          .isEqualTo(ServerFixture.JSON.createObjectNode().put("error", "method not allowed"));
+    }
+  }
+
+  @Nested
+  class QueryParameters {
+    @ParameterizedTest
+    @CsvSource({
+      "/health?verbose=1",
+      "/version?x=",
+      "/jobs/take?queue=a&bogus=1",
+      "/jobs/03gsa8rjaoxgqgnrsnlt7niqb?fields=id"
+    })
+    void unknownQueryParameterIsRejected(String pathAndQuery) {
+      Reply reply = server.get(pathAndQuery);
+
+      assertThat(reply.status()).isEqualTo(400);
+      assertThat(reply.error()).startsWith("invalid query parameters");
+    }
+
+    @Test
+    void unknownQueryParameterOnEnqueueStoresNothing() {
+      String queue = ServerFixture.uniqueName("query");
+
+      Reply reply = server.postJson("/jobs?dry_run=1", ServerFixture.job(queue, "work"));
+
+      assertThat(reply.status()).isEqualTo(400);
+      assertThat(reply.error()).startsWith("invalid query parameters");
+      server.assertNothingReady(queue);
+    }
+  }
+
+  @Nested
+  class PathDecoding {
+    @Test
+    void fullyPercentEncodedIdFindsTheJob() {
+      String id = server.enqueueId(ServerFixture.uniqueName("decode"));
+
+      Reply reply = server.get("/jobs/" + percentEncodeAll(id));
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.json().get("id").textValue()).isEqualTo(id);
+    }
+
+    @Test
+    void partlyEncodedIdFindsTheJob() {
+      String id = server.enqueueId(ServerFixture.uniqueName("decode"));
+      String path = "/jobs/" + percentEncodeAll(id.substring(0, 1)) + id.substring(1);
+
+      Reply reply = server.get(path);
+
+      assertThat(reply.status()).isEqualTo(200);
+      assertThat(reply.json().get("id").textValue()).isEqualTo(id);
+    }
+
+    @Test
+    void encodedIdWorksForAcknowledgement() {
+      String queue = ServerFixture.uniqueName("decode");
+      String id = server.enqueueId(queue);
+      try (WorkerStream stream = server.take("queue=" + queue)) {
+        assertThat(stream.nextJob().get("id").textValue()).isEqualTo(id);
+
+        Reply reply = server.post("/jobs/" + percentEncodeAll(id) + "/success");
+
+        assertThat(reply.status()).isEqualTo(204);
+      }
+      assertThat(server.get("/jobs/" + id).status()).isEqualTo(404);
+    }
+
+    @Test
+    void encodedSlashStaysInsideOneSegment() {
+      // "a%2Fb" is one id segment (unknown job), not the path /jobs/a/b.
+      Reply reply = server.get("/jobs/a%2Fb");
+
+      assertThat(reply.status()).isEqualTo(404);
+      assertThat(reply.error()).isEqualTo("job not found");
+    }
+
+    @Test
+    void unknownIdIsJobNotFound() {
+      Reply reply = server.get("/jobs/zzzzzzzzzzzzzzzzzzzzzzzzz");
+
+      assertThat(reply.status()).isEqualTo(404);
+      assertThat(reply.error()).isEqualTo("job not found");
+    }
+  }
+
+  @Test
+  void getJobShowsNullPayloadExplicitly() {
+    var job = ServerFixture.job(ServerFixture.uniqueName("nullpayload"), "work");
+    job.putNull("payload");
+    String id = server.enqueue(job).get("id").textValue();
+
+    JsonNode stored = server.getJob(id);
+
+    assertThat(stored.has("payload")).as("with-payload shape always has payload").isTrue();
+    assertThat(stored.get("payload").isNull()).isTrue();
+    assertThat(stored.get("status").textValue()).isEqualTo("ready");
+    assertThat(stored.has("duplicate")).isFalse();
+    assertThat(stored.has("folded")).isFalse();
+  }
+
+  static String percentEncodeAll(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      out.append('%').append(String.format("%02X", (int) c));
+    }
+    return out.toString();
+  }
+}

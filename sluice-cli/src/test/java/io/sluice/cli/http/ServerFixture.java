@@ -1,0 +1,327 @@
+package io.sluice.cli.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.api.ApiConfig;
+import io.sluice.api.wire.Format;
+import io.sluice.cli.SluiceServer;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.EngineLoop;
+import io.sluice.store.rocks.StoreConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.msgpack.jackson.dataformat.MessagePackFactory;
+
+/**
+ * A real Sluice server (RocksDB store, engine loop, Vert.x listeners) on ephemeral ports over a
+ * temporary data directory, plus a blocking HTTP/1.1 client for it. Used from the test thread
+ * only; every request and wait is bounded by {@link #TIMEOUT}.
+ */
+final class ServerFixture implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper(Format.unbounded(new JsonFactory()));
+  static final ObjectMapper MSGPACK =
+      new ObjectMapper(Format.unbounded(new MessagePackFactory()));
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
+  static final long HEARTBEAT_MS = 200;
+  static final String MSGPACK_TYPE = "application/msgpack";
+  static final String MSGPACK_STREAM_TYPE = "application/vnd.zizq.msgpack-stream";
+  static final String NDJSON_TYPE = "application/x-ndjson";
+
+  private static final AtomicInteger NAMES = new AtomicInteger();
+
+  private final Path dataDir;
+  private final EngineConfig engineConfig;
+  private final HttpClient http;
+  private SluiceServer server;
+
+  private ServerFixture(Path dataDir, EngineConfig engineConfig) {
+    this.dataDir = dataDir;
+    this.engineConfig = engineConfig;
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(TIMEOUT)
+        .build();
+    this.server = boot();
+  }
+
+  static ServerFixture start(Path tempDir) {
+    return new ServerFixture(tempDir.resolve("data"), EngineConfig.defaults());
+  }
+
+  static ServerFixture start(Path tempDir, EngineConfig engineConfig) {
+    return new ServerFixture(tempDir.resolve("data"), engineConfig);
+  }
+
+  private SluiceServer boot() {
+    return SluiceServer.start(
+        new StoreConfig(dataDir, 64L << 20),
+        engineConfig,
+        new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 2),
+        new EngineLoop.CommitModes(false, false),
+        Clock.systemUTC());
+  }
+
+  /** Stops the server and starts a new one over the same data directory. */
+  void restart() {
+    server.close();
+    server = boot();
+  }
+
+  int port() {
+    return server.port();
+  }
+
+  /** A name no other test in this JVM uses, for queues that must start empty. */
+  static String uniqueName(String prefix) {
+    return prefix + "-" + NAMES.incrementAndGet();
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+
+  // ---- raw requests --------------------------------------------------------------------------
+
+  /** A complete response. */
+  record Reply(int status, HttpHeaders headers, byte[] body) {
+    String contentType() {
+      return headers.firstValue("content-type").orElse(null);
+    }
+
+    String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+
+    JsonNode json() {
+      return parse(JSON);
+    }
+
+    JsonNode msgpack() {
+      return parse(MSGPACK);
+    }
+
+    /** The {@code error} member of a JSON error body. */
+    String error() {
+      JsonNode error = json().get("error");
+      assertThat(error).as("error member of %s", text()).isNotNull();
+      assertThat(error.isTextual()).as("error is a string in %s", text()).isTrue();
+      return error.textValue();
+    }
+
+    private JsonNode parse(ObjectMapper mapper) {
+      assertThat(body).as("response body (status %d)", status).isNotEmpty();
+      try {
+        return mapper.readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("unparsable body (status " + status + "): " + text(), e);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return status + " " + contentType() + " " + text();
+    }
+  }
+
+  URI uri(String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
+  }
+
+  /** Sends a request; {@code headers} are name/value pairs. A null body sends none. */
+  Reply send(String method, String pathAndQuery, byte[] body, String... headers) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(uri(pathAndQuery))
+        .timeout(TIMEOUT)
+        .method(method, body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < headers.length; i += 2) {
+      request.header(headers[i], headers[i + 1]);
+    }
+    try {
+      HttpResponse<byte[]> response =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+      return new Reply(response.statusCode(), response.headers(), response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(method + " " + pathAndQuery, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Reply get(String pathAndQuery, String... headers) {
+    return send("GET", pathAndQuery, null, headers);
+  }
+
+  /** POST with no body and no Content-Type. */
+  Reply post(String pathAndQuery) {
+    return send("POST", pathAndQuery, null);
+  }
+
+  Reply postJson(String pathAndQuery, String json, String... headers) {
+    String[] all = new String[headers.length + 2];
+    all[0] = "Content-Type";
+    all[1] = "application/json";
+    System.arraycopy(headers, 0, all, 2, headers.length);
+    return send("POST", pathAndQuery, json.getBytes(StandardCharsets.UTF_8), all);
+  }
+
+  Reply postJson(String pathAndQuery, JsonNode json) {
+    return postJson(pathAndQuery, json.toString());
+  }
+
+  /** POST a MessagePack body, asking for a MessagePack response. */
+  Reply postMsgpack(String pathAndQuery, byte[] body) {
+    return send("POST", pathAndQuery, body,
+        "Content-Type", MSGPACK_TYPE, "Accept", MSGPACK_TYPE);
+  }
+
+  static byte[] toMsgpack(JsonNode node) {
+    try {
+      return MSGPACK.writeValueAsBytes(node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  // ---- job helpers ---------------------------------------------------------------------------
+
+  /** A minimal valid enqueue request with an object payload. */
+  static ObjectNode job(String queue, String type) {
+    ObjectNode job = JSON.createObjectNode();
+    job.put("type", type);
+    job.put("queue", queue);
+    job.putObject("payload").put("n", 1);
+    return job;
+  }
+
+  /** Enqueues and asserts 201; returns the response body. */
+  JsonNode enqueue(ObjectNode job) {
+    Reply reply = postJson("/jobs", job);
+    assertThat(reply.status()).as("enqueue %s -> %s", job, reply).isEqualTo(201);
+    return reply.json();
+  }
+
+  JsonNode enqueue(String queue, String type) {
+    return enqueue(job(queue, type));
+  }
+
+  String enqueueId(String queue) {
+    return enqueue(queue, "work").get("id").textValue();
+  }
+
+  /** GET /jobs/{id} asserting 200. */
+  JsonNode getJob(String id) {
+    Reply reply = get("/jobs/" + id);
+    assertThat(reply.status()).as("GET /jobs/%s -> %s", id, reply).isEqualTo(200);
+    return reply.json();
+  }
+
+  /** Polls GET /jobs/{id} until {@code done} holds, failing after {@link #TIMEOUT}. */
+  JsonNode awaitJob(String id, Predicate<JsonNode> done, String what) {
+    return poll(() -> getJob(id), done, "job " + id + " to be " + what);
+  }
+
+  /** Asserts that GET /jobs/{id} satisfies {@code holds} throughout {@code window}. */
+  void assertJobStays(String id, Predicate<JsonNode> holds, Duration window, String what) {
+    long deadline = System.nanoTime() + window.toNanos();
+    do {
+      JsonNode job = getJob(id);
+      assertThat(holds.test(job)).as("job %s should stay %s: %s", id, what, job).isTrue();
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted");
+      }
+    } while (System.nanoTime() < deadline);
+  }
+
+  void ack(String id) {
+    Reply reply = post("/jobs/" + id + "/success");
+    assertThat(reply.status()).as("ack %s -> %s", id, reply).isEqualTo(204);
+  }
+
+  JsonNode fail(String id, ObjectNode report) {
+    Reply reply = postJson("/jobs/" + id + "/failure", report);
+    assertThat(reply.status()).as("fail %s -> %s", id, reply).isEqualTo(200);
+    return reply.json();
+  }
+
+  WorkerStream take(String query) {
+    return take(query, null);
+  }
+
+  /** Opens a take stream ({@code query} without '?'); asserts 200. */
+  WorkerStream take(String query, String accept) {
+    WorkerStream stream = WorkerStream.open(port(), "/jobs/take?" + query, accept);
+    assertThat(stream.status()).as("take stream status for %s", query).isEqualTo(200);
+    return stream;
+  }
+
+  /**
+   * Proves the server holds no other ready job in {@code queue} (null: in any queue): enqueues a
+   * sentinel at the lowest priority, which an unlimited take stream can only see first when
+   * nothing else is runnable there. Every job the stream receives is acknowledged, so a stray job
+   * fails only the test that stored it.
+   */
+  void assertNothingReady(String queue) {
+    String sentinelQueue = queue == null ? uniqueName("sentinel") : queue;
+    ObjectNode sentinel = job(sentinelQueue, "sentinel");
+    sentinel.put("priority", 65535);
+    String sentinelId = enqueue(sentinel).get("id").textValue();
+    String filter = queue == null ? "" : "queue=" + queue + "&";
+    List<JsonNode> received = new ArrayList<>();
+    try (WorkerStream stream = take(filter + "prefetch=0")) {
+      JsonNode next = stream.nextJob();
+      received.add(next);
+      while (!next.get("id").textValue().equals(sentinelId)) {
+        next = stream.nextJob();
+        received.add(next);
+      }
+      stream.assertNoJobWithin(Duration.ofMillis(50));
+      for (JsonNode job : received) {
+        ack(job.get("id").textValue());
+      }
+    }
+    assertThat(received).as("runnable jobs besides the sentinel %s", sentinelId).hasSize(1);
+  }
+
+  /** Repeats {@code probe} until {@code done} accepts its value, for at most {@link #TIMEOUT}. */
+  static <T> T poll(Supplier<T> probe, Predicate<T> done, String what) {
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    T last = probe.get();
+    while (!done.test(last)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what + "; last value: " + last);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+      last = probe.get();
+    }
+    return last;
+  }
+}
