@@ -108,6 +108,26 @@ public final class BenchMain {
     }
   }
 
+  /**
+   * Runs the measured workloads unmeasured on this server first, so that what follows measures a
+   * server whose JIT has compiled its hot paths, as a long-running one has.
+   */
+  private void warmUpServer(String tag, ClientKit kit, Endpoint endpoint) {
+    BenchOptions w = opt.forServerWarmup();
+    for (int round = 1; round <= opt.serverWarmupRuns(); round++) {
+      String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
+      if (w.runThroughput()) {
+        ThroughputResult r = new ThroughputWorkload(w, kit, endpoint).run(nonce);
+        System.out.printf("%s: server warm-up %d (not measured): [a] enqueue %,.0f jobs/s, drain %,.0f jobs/s%n",
+            tag, round, r.enqueueRate(), r.drainRate());
+      }
+      if (w.runLatency() && round == opt.serverWarmupRuns()) {
+        LatencyResult r = new LatencyWorkload(w, kit, endpoint).run(nonce);
+        System.out.printf("%s: server warm-up (not measured): [b] %s%n", tag, r.ok() ? "OK" : "FAILED");
+      }
+    }
+  }
+
   private Map<String, Object> runOnce(int run, ClientKit kit) {
     String tag = "run " + run + "/" + opt.runs();
     Map<String, Object> result = new LinkedHashMap<>();
@@ -123,6 +143,7 @@ public final class BenchMain {
             tag, server.endpoint().url(), (System.nanoTime() - t0) / 1e9, server.log());
       }
       Endpoint endpoint = server != null ? server.endpoint() : fixedEndpoint;
+      warmUpServer(tag, kit, endpoint);
       // A per-run nonce in every payload tells this run's jobs from leftovers on a shared server.
       String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
       if (opt.runThroughput()) {

@@ -28,6 +28,7 @@ record BenchOptions(
     long phaseTimeoutSec,
     long startupTimeoutSec,
     int warmupJobs,
+    int serverWarmupRuns,
     boolean keepTemp) {
 
   static final String USAGE = """
@@ -56,6 +57,9 @@ record BenchOptions(
         --phase-timeout SEC           fail a phase that takes longer (default 120)
         --warmup-jobs N               unmeasured warm-up of the bench client before run 1, on a
                                       throwaway server (or the --url one); 0 disables (default 20000)
+        --server-warmup-runs N        unmeasured full-size rounds of (a), plus one of (b), on each
+                                      measured server before its measured run, so its JIT has
+                                      compiled the hot paths; 0 measures a cold server (default 0)
 
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
@@ -80,6 +84,7 @@ record BenchOptions(
     v.put("phase-timeout", "120");
     v.put("startup-timeout", "180");
     v.put("warmup-jobs", "20000");
+    v.put("server-warmup-runs", "0");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -136,6 +141,7 @@ record BenchOptions(
         positive(v, "phase-timeout"),
         positive(v, "startup-timeout"),
         nonNegative(v, "warmup-jobs"),
+        nonNegative(v, "server-warmup-runs"),
         keepTemp);
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
@@ -156,6 +162,12 @@ record BenchOptions(
     return queue + "-latency";
   }
 
+  /** The measured settings, but with one run and no warm-ups: a server warm-up round. */
+  BenchOptions forServerWarmup() {
+    return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
+        rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp);
+  }
+
   /**
    * The same settings scaled down for the warm-up: enough requests for the JIT to compile the
    * client's hot paths, so run 1 does not pay for compilation on the cores it shares with the server.
@@ -163,7 +175,7 @@ record BenchOptions(
   BenchOptions forWarmup() {
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
-        0, keepTemp);
+        0, 0, keepTemp);
   }
 
   private static int nonNegative(Map<String, String> v, String name) {
