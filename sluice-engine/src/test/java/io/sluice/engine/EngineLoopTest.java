@@ -1,0 +1,221 @@
+package io.sluice.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.JobStore;
+import io.sluice.engine.store.Mutation;
+import io.sluice.engine.store.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The engine loop's threads and group commit: futures complete only once their turn is durable,
+ * fsync turns go through the commit thread in order, and nothing is dispatched before its enqueue
+ * is written. Real threads, so every wait is bounded.
+ */
+class EngineLoopTest {
+  private final GatedStore store = new GatedStore();
+  private final JobIdGenerator ids = new JobIdGenerator();
+  private EngineLoop loop;
+
+  @AfterEach
+  void stop() {
+    store.open();
+    if (loop != null) {
+      loop.close();
+    }
+  }
+
+  private void start(boolean syncEnqueues, boolean syncOthers) {
+    loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, Clock.systemUTC(),
+        new EngineLoop.CommitModes(syncEnqueues, syncOthers));
+    loop.start();
+  }
+
+  private CompletableFuture<List<JobSnapshot>> enqueue(String queue) {
+    NewJob job = new NewJob(ids.next(System.currentTimeMillis()), "t", queue,
+        NewJob.DEFAULT_PRIORITY, null, null, null, null, "{}".getBytes(StandardCharsets.UTF_8));
+    return loop.submit((engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
+  }
+
+  private BlockingQueue<JobSnapshot> openWorker(String queue) {
+    BlockingQueue<JobSnapshot> received = new LinkedBlockingQueue<>();
+    loop.call((engine, nowMs) -> engine.openSession(java.util.Set.of(queue), 0, received::addAll));
+    return received;
+  }
+
+  @Test
+  void bufferedEnqueueIsWrittenBeforeItsFutureCompletes() throws Exception {
+    start(false, false);
+
+    JobSnapshot created = enqueue("q").get(5, TimeUnit.SECONDS).get(0);
+
+    assertThat(store.batches).hasSize(1);
+    assertThat(store.batches.get(0).sync()).isFalse();
+    assertThat(store.batches.get(0).mutations())
+        .extracting(m -> m.getClass().getSimpleName())
+        .containsExactly("PutJob", "PutPayload");
+    assertThat(((Mutation.PutJob) store.batches.get(0).mutations().get(0)).job().id())
+        .isEqualTo(created.id());
+  }
+
+  @Test
+  void fsyncEnqueueGoesThroughTheCommitThreadWithSync() throws Exception {
+    start(true, false);
+
+    enqueue("q").get(5, TimeUnit.SECONDS);
+
+    assertThat(store.batches).singleElement().satisfies(b -> assertThat(b.sync()).isTrue());
+  }
+
+  @Test
+  void laterTurnsWaitBehindAPendingFsyncCommit() throws Exception {
+    start(true, false);
+    store.shut();
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue("q");
+    store.awaitBlockedCommit();
+    CompletableFuture<Integer> read = loop.submit((engine, nowMs) -> engine.jobCount());
+
+    assertThat(read).as("a read must not overtake the commit before it").isNotDone();
+    Thread.sleep(50);
+    assertThat(read).isNotDone();
+    assertThat(enqueued).isNotDone();
+
+    store.open();
+    assertThat(read.get(5, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(enqueued.get(5, TimeUnit.SECONDS)).hasSize(1);
+  }
+
+  @Test
+  void aJobIsNotDispatchedBeforeItsEnqueueIsDurable() throws Exception {
+    start(true, false);
+    BlockingQueue<JobSnapshot> worker = openWorker("q");
+    store.shut();
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue("q");
+    store.awaitBlockedCommit();
+
+    assertThat(worker.poll(100, TimeUnit.MILLISECONDS)).isNull();
+    store.open();
+    JobSnapshot delivered = worker.poll(5, TimeUnit.SECONDS);
+    assertThat(delivered).isNotNull();
+    assertThat(delivered.id()).isEqualTo(enqueued.get(5, TimeUnit.SECONDS).get(0).id());
+  }
+
+  @Test
+  void aFailedCommitFailsItsCallersAndDispatchesNothing() throws Exception {
+    start(false, false);
+    BlockingQueue<JobSnapshot> worker = openWorker("q");
+    store.failNextCommit();
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue("q");
+
+    assertThatThrownBy(() -> enqueued.get(5, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .hasCauseInstanceOf(StorageException.class);
+    assertThat(worker.poll(100, TimeUnit.MILLISECONDS)).isNull();
+  }
+
+  @Test
+  void turnsAreWrittenInTheOrderTheyWereApplied() throws Exception {
+    start(true, false);
+    store.shut();
+    CompletableFuture<List<JobSnapshot>> first = enqueue("a");
+    store.awaitBlockedCommit();
+    CompletableFuture<List<JobSnapshot>> second = enqueue("b");
+    CompletableFuture<List<JobSnapshot>> third = enqueue("c");
+
+    store.open();
+    JobId firstId = first.get(5, TimeUnit.SECONDS).get(0).id();
+    JobId secondId = second.get(5, TimeUnit.SECONDS).get(0).id();
+    JobId thirdId = third.get(5, TimeUnit.SECONDS).get(0).id();
+
+    assertThat(store.batches.stream()
+            .flatMap(b -> b.mutations().stream())
+            .filter(Mutation.PutJob.class::isInstance)
+            .map(m -> ((Mutation.PutJob) m).job().id()))
+        .containsExactly(firstId, secondId, thirdId);
+  }
+
+  /** Records commits; while shut, a commit blocks until opened (a slow fsync). */
+  private static final class GatedStore implements JobStore {
+    final List<CommitBatch> batches = new CopyOnWriteArrayList<>();
+    private volatile CountDownLatch gate = new CountDownLatch(0);
+    private final CountDownLatch blocked = new CountDownLatch(1);
+    private volatile boolean failNext;
+
+    void shut() {
+      gate = new CountDownLatch(1);
+    }
+
+    void open() {
+      gate.countDown();
+    }
+
+    void failNextCommit() {
+      failNext = true;
+    }
+
+    void awaitBlockedCommit() throws InterruptedException {
+      assertThat(blocked.await(5, TimeUnit.SECONDS)).as("a commit reached the store").isTrue();
+    }
+
+    @Override
+    public void commit(CommitBatch batch) {
+      if (failNext) {
+        failNext = false;
+        throw new StorageException("commit", new RuntimeException("disk full"));
+      }
+      blocked.countDown();
+      try {
+        if (!gate.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("test never opened the gate");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      batches.add(batch);
+    }
+
+    @Override
+    public void scanJobs(Consumer<JobSnapshot> sink) {}
+
+    @Override
+    public byte[] readPayload(JobId id) {
+      return null;
+    }
+
+    @Override
+    public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending,
+        int limit) {
+      return List.of();
+    }
+
+    @Override
+    public ErrorRecord readError(JobId id, long attempt) {
+      return null;
+    }
+
+    @Override
+    public void close() {}
+  }
+}
