@@ -45,6 +45,7 @@ public final class ApiServer implements AutoCloseable {
     EngineGateway engine = new EngineGateway(loop);
     new JobRoutes(vertx, engine, store, clock, new JobIdGenerator(), config, streams)
         .register(primaryRoutes);
+    new BudgetRoutes(engine).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
   }
 

@@ -119,7 +119,7 @@ final class JobRoutes {
     ex.responseFormat();
     ex.respond(ex.rawBody(), body -> {
       List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
-      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, nowMs)),
+      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, true, nowMs)),
           created -> ex.send(201, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");

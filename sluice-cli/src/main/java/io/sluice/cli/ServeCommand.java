@@ -84,6 +84,10 @@ public final class ServeCommand implements Callable<Integer> {
       description = "How often expired terminal jobs are purged.")
   String reaperInterval;
 
+  @Option(names = "--max-budgets", defaultValue = "${env:SLUICE_MAX_BUDGETS:-8192}",
+      description = "Most budgets the server holds (at least 1).")
+  String maxBudgets;
+
   @Option(names = "--default-commit-mode",
       defaultValue = "${env:SLUICE_DEFAULT_COMMIT_MODE:-buffered}",
       description = "buffered or fsync, for all writes.")
@@ -169,7 +173,8 @@ public final class ServeCommand implements Callable<Integer> {
           (int) parseLong(globalInFlightLimit, "--global-in-flight-limit", 0, Integer.MAX_VALUE),
           Math.max(1, Durations.parseMs(reaperInterval, "--reaper-check-interval")),
           EngineConfig.DEFAULT_SCHEDULER_BATCH_SIZE,
-          EngineConfig.DEFAULT_PAYLOAD_CACHE_BYTES);
+          EngineConfig.DEFAULT_PAYLOAD_CACHE_BYTES,
+          (int) parseLong(maxBudgets, "--max-budgets", 1, Integer.MAX_VALUE));
       ApiConfig api = new ApiConfig(host, (int) parseLong(port, "--port", 0, 65535),
           !(noAdmin || EnvFlags.isSet("SLUICE_NO_ADMIN")), adminHost,
           (int) parseLong(adminPort, "--admin-port", 0, 65535),

@@ -38,6 +38,7 @@ public final class SluiceServer implements AutoCloseable {
       Engine engine = new Engine(engineConfig);
       long recoveredAtMs = clock.millis();
       AtomicInteger recovered = new AtomicInteger();
+      store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));
       store.scanJobs(job -> {
         engine.recover(job, recoveredAtMs);
         recovered.incrementAndGet();

@@ -1,5 +1,10 @@
 package io.sluice.engine;
 
+import io.sluice.engine.budget.Binding;
+import io.sluice.engine.budget.BindingPlan;
+import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.ReadyIndex;
@@ -24,9 +29,11 @@ import java.util.Set;
  * The job state machine: every state change is a method here, applied on one thread with the
  * time passed in, so the same calls with the same times always have the same effect.
  *
- * <p>Owned by the engine thread. A live job is in exactly one of: the ready index, the scheduled
- * index, a stream's in-flight set, the purge index (terminal and retained), or none of them while
- * its enqueue awaits commit. Durable effects accumulate in the current {@link Turn}.
+ * <p>Owned by the engine thread. A live job is in exactly one of: the ready index (unbound), its
+ * budgets' waiting queues (bound and ready; an affordable head is also offered in the ready
+ * index), the scheduled index, a stream's in-flight set, the purge index (terminal and retained),
+ * or none of them while its enqueue awaits commit. Durable effects accumulate in the current
+ * {@link Turn}.
  */
 public final class Engine {
   private final EngineConfig config;
@@ -35,6 +42,7 @@ public final class Engine {
   private final DeadlineIndex scheduled = new DeadlineIndex(Job::readyAtMs);
   private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
   private final Dispatcher dispatcher;
+  private final BudgetBook budgets;
   private Turn turn = new Turn();
   private long cachedPayloadBytes;
   private long nextReapAtMs;
@@ -43,10 +51,40 @@ public final class Engine {
   public Engine(EngineConfig config) {
     this.config = config;
     this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
+    this.budgets = new BudgetBook(config.maxBudgets(), new BudgetBook.Candidates() {
+      @Override
+      public void offer(Job job) {
+        ready.add(job);
+        dispatcher.readyAdded();
+      }
+
+      @Override
+      public void withdraw(Job job) {
+        ready.remove(job);
+      }
+    });
+  }
+
+  /** Budget administration: the {@code /budgets} endpoints. */
+  public BudgetAdmin budgetAdmin() {
+    return new BudgetAdmin(budgets, this::write);
+  }
+
+  BudgetBook budgets() {
+    return budgets;
+  }
+
+  void write(Mutation mutation) {
+    turn.write(mutation);
   }
 
   public EngineConfig config() {
     return config;
+  }
+
+  /** Loads a stored budget at start-up, bucket full; call before {@link #recover}. */
+  public void recoverBudget(BudgetView stored, long nowMs) {
+    budgets.restore(stored, nowMs);
   }
 
   /** Loads stored jobs at start-up; jobs that were in flight come back ready. */
@@ -56,6 +94,7 @@ public final class Engine {
     if (job.status().isTerminal()) {
       retained.add(job);
     } else {
+      budgets.track(job);
       index(job, nowMs);
     }
   }
@@ -64,14 +103,34 @@ public final class Engine {
 
   /** Stores new jobs; they become dispatchable once this turn is durable. */
   public List<JobSnapshot> enqueue(List<NewJob> requests, long nowMs) {
+    return enqueue(requests, false, nowMs);
+  }
+
+  /**
+   * Stores new jobs, all or none: every job's budget bindings are resolved first (BUDGETS.md
+   * §4.2), and a failure names the job by index when {@code bulk}.
+   */
+  public List<JobSnapshot> enqueue(List<NewJob> requests, boolean bulk, long nowMs) {
+    BindingPlan plan = budgets.newPlan();
+    List<List<Binding>> bindings = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      try {
+        bindings.add(plan.resolve(requests.get(i).budgets()));
+      } catch (SluiceException.Unprocessable e) {
+        throw bulk ? new SluiceException.Unprocessable("jobs[" + i + "]: " + e.getMessage()) : e;
+      }
+    }
+    for (Budget created : plan.apply(nowMs)) {
+      turn.enqueueWrite(new Mutation.PutBudget(created.view()));
+    }
     List<JobSnapshot> created = new ArrayList<>(requests.size());
-    for (NewJob request : requests) {
-      created.add(enqueueOne(request, nowMs));
+    for (int i = 0; i < requests.size(); i++) {
+      created.add(enqueueOne(requests.get(i), bindings.get(i), nowMs));
     }
     return created;
   }
 
-  private JobSnapshot enqueueOne(NewJob request, long nowMs) {
+  private JobSnapshot enqueueOne(NewJob request, List<Binding> bindings, long nowMs) {
     long readyAtMs = request.readyAtMs() == null ? nowMs : request.readyAtMs();
     JobStatus status = readyAtMs > nowMs ? JobStatus.SCHEDULED : JobStatus.READY;
     Job job =
@@ -79,7 +138,9 @@ public final class Engine {
     job.retryLimit(request.retryLimit());
     job.backoff(request.backoff());
     job.retention(request.retention());
+    job.budgets(bindings);
     jobs.put(job.id(), job);
+    budgets.track(job);
     JobSnapshot snapshot = job.snapshot(false);
     turn.enqueueWrite(new Mutation.PutJob(snapshot));
     turn.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
@@ -102,9 +163,18 @@ public final class Engine {
       job.status(JobStatus.SCHEDULED);
       scheduled.add(job);
     } else {
-      job.status(JobStatus.READY);
+      makeReady(job, nowMs);
+    }
+  }
+
+  /** A job becomes runnable: unbound ones go straight to the ready index, bound ones park. */
+  private void makeReady(Job job, long nowMs) {
+    job.status(JobStatus.READY);
+    if (job.budgets().isEmpty()) {
       ready.add(job);
       dispatcher.readyAdded();
+    } else {
+      budgets.park(job, nowMs);
     }
   }
 
@@ -161,9 +231,8 @@ public final class Engine {
    */
   public void closeSession(WorkerSession session, long nowMs) {
     for (Job job : dispatcher.close(session)) {
-      job.status(JobStatus.READY);
-      ready.add(job);
-      dispatcher.readyAdded();
+      budgets.release(job, nowMs);
+      makeReady(job, nowMs);
       turn.write(new Mutation.PutJob(job.snapshot(false)));
     }
   }
@@ -182,6 +251,7 @@ public final class Engine {
   /** Hands every dispatchable job to a stream with a free slot. */
   public void dispatch(long nowMs) {
     dispatcher.dispatch(
+        job -> job.budgets().isEmpty() || budgets.admit(job, nowMs),
         (job, session) -> {
           job.status(JobStatus.IN_FLIGHT);
           job.dequeuedAtMs(nowMs);
@@ -201,6 +271,7 @@ public final class Engine {
 
   private void complete(Job job, long nowMs) {
     dispatcher.release(job);
+    budgets.release(job, nowMs);
     long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
         config.defaultCompletedRetentionMs());
     finish(job, JobStatus.COMPLETED, retentionMs, nowMs);
@@ -227,6 +298,7 @@ public final class Engine {
       throw new SluiceException.NotFound("job not found in in-flight set");
     }
     dispatcher.release(job);
+    budgets.release(job, nowMs);
     int attempts = job.attempts() + 1;
     job.attempts(attempts);
     job.failedAtMs(nowMs);
@@ -258,6 +330,7 @@ public final class Engine {
 
   private void finish(Job job, JobStatus terminal, long retentionMs, long nowMs) {
     takePayload(job);
+    budgets.untrack(job);
     job.status(terminal);
     if (terminal == JobStatus.COMPLETED) {
       job.completedAtMs(nowMs);
@@ -285,7 +358,7 @@ public final class Engine {
 
   /** The earliest instant at which {@link #runDue} has work, or {@link Long#MAX_VALUE}. */
   public long nextDeadlineMs() {
-    long next = scheduled.earliestMs();
+    long next = Math.min(scheduled.earliestMs(), budgets.nextWakeMs());
     if (retained.size() > 0) {
       next = Math.min(next, Math.max(nextReapAtMs, retained.earliestMs()));
     }
@@ -295,10 +368,9 @@ public final class Engine {
   /** Promotes due scheduled jobs and reaps expired terminal jobs. */
   public void runDue(long nowMs) {
     for (Job job : scheduled.pollDue(nowMs, config.schedulerBatchSize())) {
-      job.status(JobStatus.READY);
-      ready.add(job);
-      dispatcher.readyAdded();
+      makeReady(job, nowMs);
     }
+    budgets.runDue(nowMs);
     if (nowMs >= nextReapAtMs && retained.earliestMs() <= nowMs) {
       reap(nowMs);
     }

@@ -197,6 +197,9 @@ class EngineLoopTest {
     }
 
     @Override
+    public void scanBudgets(Consumer<io.sluice.engine.budget.BudgetView> sink) {}
+
+    @Override
     public void scanJobs(Consumer<JobSnapshot> sink) {}
 
     @Override

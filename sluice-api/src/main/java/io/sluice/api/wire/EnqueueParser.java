@@ -7,13 +7,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
+import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -84,7 +87,7 @@ public final class EnqueueParser {
     String uniqueKey = null;
     String uniqueWhile = null;
     boolean hasBatch = false;
-    boolean hasBudgets = false;
+    List<BindingRequest> budgets = List.of();
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
       String name = parser.currentName();
       JsonToken value = parser.nextToken();
@@ -110,18 +113,7 @@ public final class EnqueueParser {
           hasBatch = true;
           parser.skipChildren();
         }
-        case "budgets" -> {
-          if (value != JsonToken.START_ARRAY) {
-            throw fields.error("`budgets` must be an array");
-          }
-          hasBudgets = parser.nextToken() != JsonToken.END_ARRAY;
-          if (hasBudgets) {
-            parser.skipChildren();
-            while (parser.nextToken() != JsonToken.END_ARRAY) {
-              parser.skipChildren();
-            }
-          }
-        }
+        case "budgets" -> budgets = BudgetWire.bindings(fields, parser.readValueAsTree());
         default -> parser.skipChildren();
       }
     }
@@ -148,9 +140,8 @@ public final class EnqueueParser {
     }
     rejectUnbuilt(uniqueKey != null, "unique jobs");
     rejectUnbuilt(hasBatch, "batched jobs");
-    rejectUnbuilt(hasBudgets, "budgets");
     return new NewJob(ids.get(), type, queue, priority == null ? NewJob.DEFAULT_PRIORITY : priority,
-        readyAtMs, retryLimit, backoff, retention, payload);
+        readyAtMs, retryLimit, backoff, retention, payload, budgets);
   }
 
   /** Re-encodes the payload value under the parser as compact JSON, exactly (no float rounding). */

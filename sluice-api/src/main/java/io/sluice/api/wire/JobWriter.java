@@ -78,6 +78,7 @@ public final class JobWriter {
     writeTime(gen, "failed_at", job.failedAtMs());
     writeTime(gen, "completed_at", job.completedAtMs());
     writeTime(gen, "purge_at", job.purgeAtMs());
+    BudgetWire.writeBindings(gen, job.budgets());
   }
 
   private static void writeTime(JsonGenerator gen, String field, long valueMs) throws IOException {

@@ -5,6 +5,7 @@ import io.sluice.engine.job.JobSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Predicate;
 
 /**
  * Matches ready jobs to take streams with free prefetch slots, one job per stream per round so
@@ -68,10 +69,12 @@ public final class Dispatcher {
   }
 
   /**
-   * Dispatches every job that can go now. {@code markInFlight} moves a job into flight and returns
-   * what its stream receives.
+   * Dispatches every job that can go now. {@code admit} has the last word on a job (its budgets
+   * must pay); a refused job has left the ready index and the next best is tried. {@code
+   * markInFlight} moves a job into flight and returns what its stream receives.
    */
-  public void dispatch(BiFunction<Job, WorkerSession, JobSnapshot> markInFlight) {
+  public void dispatch(Predicate<Job> admit,
+      BiFunction<Job, WorkerSession, JobSnapshot> markInFlight) {
     if (!dirty || sessions.isEmpty()) {
       return;
     }
@@ -87,6 +90,10 @@ public final class Dispatcher {
           continue;
         }
         Job job = ready.best(session.queues());
+        while (job != null && !admit.test(job)) {
+          ready.remove(job);
+          job = ready.best(session.queues());
+        }
         if (job == null) {
           continue;
         }

@@ -1,5 +1,8 @@
 package io.sluice.engine.job;
 
+import io.sluice.engine.budget.Binding;
+import java.util.List;
+
 /**
  * The live state of one job.
  *
@@ -27,6 +30,11 @@ public final class Job {
   private byte[] payload;
   /** The take stream holding this job while it is in flight; null otherwise. */
   private Object holder;
+  private List<Binding> budgets = List.of();
+  /** True while the job waits in its budgets' waiting queues. */
+  private boolean parked;
+  /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
+  private long wakeAtMs = NONE;
 
   public Job(JobId id, String type, String queue, int priority, JobStatus status, long readyAtMs) {
     this.id = id;
@@ -157,6 +165,30 @@ public final class Job {
     this.holder = holder;
   }
 
+  public List<Binding> budgets() {
+    return budgets;
+  }
+
+  public void budgets(List<Binding> budgets) {
+    this.budgets = List.copyOf(budgets);
+  }
+
+  public boolean parked() {
+    return parked;
+  }
+
+  public void parked(boolean parked) {
+    this.parked = parked;
+  }
+
+  public long wakeAtMs() {
+    return wakeAtMs;
+  }
+
+  public void wakeAtMs(long wakeAtMs) {
+    this.wakeAtMs = wakeAtMs;
+  }
+
   /** True when the job is past its purge time and so invisible to every API. */
   public boolean isPurgedAt(long nowMs) {
     return purgeAtMs != NONE && purgeAtMs <= nowMs;
@@ -165,7 +197,8 @@ public final class Job {
   public JobSnapshot snapshot(boolean withPayload) {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, withPayload ? payload : null);
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, withPayload ? payload : null,
+        budgets);
   }
 
   public static Job fromSnapshot(JobSnapshot s) {
@@ -178,6 +211,7 @@ public final class Job {
     job.failedAtMs = s.failedAtMs();
     job.completedAtMs = s.completedAtMs();
     job.purgeAtMs = s.purgeAtMs();
+    job.budgets = s.budgets();
     return job;
   }
 }

@@ -1,9 +1,13 @@
 package io.sluice.engine.job;
 
+import io.sluice.engine.budget.Binding;
+import java.util.List;
+
 /**
  * An immutable copy of a job's state, safe to hand to other threads. {@code payload} is the
  * canonical JSON payload when the engine had it in memory, else null (read it from the store).
- * Time fields use {@link Job#NONE} for "not set".
+ * Time fields use {@link Job#NONE} for "not set". {@code budgets} lists the job's bindings in
+ * binding order (empty when it has none).
  */
 public record JobSnapshot(
     JobId id,
@@ -20,17 +24,27 @@ public record JobSnapshot(
     long failedAtMs,
     long completedAtMs,
     long purgeAtMs,
-    byte[] payload) {
+    byte[] payload,
+    List<Binding> budgets) {
+
+  /** A snapshot of a job without budget bindings. */
+  public JobSnapshot(JobId id, String type, String queue, int priority, JobStatus status,
+      long readyAtMs, int attempts, Integer retryLimit, BackoffPolicy backoff,
+      RetentionPolicy retention, long dequeuedAtMs, long failedAtMs, long completedAtMs,
+      long purgeAtMs, byte[] payload) {
+    this(id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, List.of());
+  }
 
   public JobSnapshot withStatus(JobStatus newStatus) {
     return new JobSnapshot(
         id, type, queue, priority, newStatus, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload);
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
   }
 
   public JobSnapshot withPayload(byte[] newPayload) {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, newPayload);
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, newPayload, budgets);
   }
 }

@@ -1,5 +1,8 @@
 package io.sluice.engine.job;
 
+import io.sluice.engine.budget.BindingRequest;
+import java.util.List;
+
 /**
  * A validated enqueue request. {@code readyAtMs} is null for "now"; {@code retryLimit},
  * {@code backoff} and {@code retention} are null when the server defaults apply. {@code payload}
@@ -14,6 +17,13 @@ public record NewJob(
     Integer retryLimit,
     BackoffPolicy backoff,
     RetentionPolicy retention,
-    byte[] payload) {
+    byte[] payload,
+    List<BindingRequest> budgets) {
   public static final int DEFAULT_PRIORITY = 32768;
+
+  /** A request without budget bindings. */
+  public NewJob(JobId id, String type, String queue, int priority, Long readyAtMs,
+      Integer retryLimit, BackoffPolicy backoff, RetentionPolicy retention, byte[] payload) {
+    this(id, type, queue, priority, readyAtMs, retryLimit, backoff, retention, payload, List.of());
+  }
 }

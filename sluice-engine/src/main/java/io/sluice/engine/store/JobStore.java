@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
@@ -13,6 +14,9 @@ import java.util.function.Consumer;
 public interface JobStore extends AutoCloseable {
   /** Writes the batch atomically to the write-ahead log; returns once it is durable per mode. */
   void commit(CommitBatch batch);
+
+  /** Feeds every stored budget policy to the sink. */
+  void scanBudgets(Consumer<BudgetView> sink);
 
   /** Feeds every stored job record (without payload) to the sink, in id order. */
   void scanJobs(Consumer<JobSnapshot> sink);

@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
@@ -15,4 +16,9 @@ public sealed interface Mutation {
 
   /** Removes the job record, its payload and its {@code attempts} error records. */
   record DeleteJob(JobId id, int attempts) implements Mutation {}
+
+  /** Writes (or overwrites) a budget's policy and timestamps. */
+  record PutBudget(BudgetView budget) implements Mutation {}
+
+  record DeleteBudget(String key) implements Mutation {}
 }

@@ -2,6 +2,7 @@ package io.sluice.store.rocks;
 
 import io.sluice.engine.job.JobId;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Byte layout of every key. All integers are big-endian so that byte order is numeric order.
@@ -11,6 +12,7 @@ import java.nio.ByteBuffer;
  *       keys sort in creation order.
  *   <li>{@code errors}: job id (16 bytes) followed by the attempt number as an unsigned 32-bit
  *       integer (4 bytes), so one job's records are contiguous and sorted by attempt.
+ *   <li>{@code budgets}: the budget key as UTF-8 bytes.
  * </ul>
  */
 final class Keys {
@@ -26,6 +28,14 @@ final class Keys {
   static JobId jobId(byte[] key) {
     ByteBuffer buffer = ByteBuffer.wrap(key);
     return new JobId(buffer.getLong(), buffer.getLong());
+  }
+
+  static byte[] budget(String key) {
+    return key.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String budgetKey(byte[] key) {
+    return new String(key, StandardCharsets.UTF_8);
   }
 
   static byte[] error(JobId id, long attempt) {

@@ -1,18 +1,27 @@
 package io.sluice.store.rocks;
 
+import io.sluice.engine.budget.Binding;
+import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.StrategyType;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * Binary encoding of job records (without payload) and error records. Each record starts with a
+ * Binary encoding of job records (without payload), budget policies and error records. Each record starts with a
  * format version byte so that later versions can read older data.
  */
 final class RecordCodec {
-  private static final int JOB_FORMAT = 1;
+  /** Version 2 added budget bindings; version 1 records (no bindings) are still read. */
+  private static final int JOB_FORMAT = 2;
+  private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
+  private static final int BUDGET_FORMAT = 1;
   private static final int ERROR_FORMAT = 1;
   private static final int HAS_RETRY_LIMIT = 1;
   private static final int HAS_BACKOFF = 2;
@@ -54,13 +63,17 @@ final class RecordCodec {
     if ((flags & HAS_DEAD_RETENTION) != 0) {
       out.writeLong(retention.deadMs());
     }
+    out.writeInt(job.budgets().size());
+    for (Binding binding : job.budgets()) {
+      out.writeString(binding.key()).writeLong(binding.cost());
+    }
     return out.toByteArray();
   }
 
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -82,8 +95,44 @@ final class RecordCodec {
     Long deadMs = (flags & HAS_DEAD_RETENTION) != 0 ? in.readLong() : null;
     RetentionPolicy retention =
         completedMs == null && deadMs == null ? null : new RetentionPolicy(completedMs, deadMs);
+    List<Binding> budgets = new ArrayList<>();
+    if (format == JOB_FORMAT) {
+      for (int i = in.readInt(); i > 0; i--) {
+        budgets.add(new Binding(in.readString(), in.readLong()));
+      }
+    }
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
-        backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null);
+        backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
+        List.copyOf(budgets));
+  }
+
+  static byte[] encodeBudget(BudgetView budget) {
+    BudgetPolicy policy = budget.policy();
+    return new RecordWriter()
+        .writeByte(BUDGET_FORMAT)
+        .writeLong(policy.allocation())
+        .writeByte(policy.type().ordinal())
+        .writeLong(policy.durationMs())
+        .writeByte(policy.burst() == null ? 0 : 1)
+        .writeLong(policy.burst() == null ? 0 : policy.burst())
+        .writeLong(budget.createdAtMs())
+        .writeLong(budget.updatedAtMs())
+        .toByteArray();
+  }
+
+  static BudgetView decodeBudget(String key, byte[] bytes) {
+    RecordReader in = new RecordReader(bytes);
+    int format = in.readByte();
+    if (format != BUDGET_FORMAT) {
+      throw new IllegalStateException("unknown budget record format " + format + " for " + key);
+    }
+    long allocation = in.readLong();
+    StrategyType type = StrategyType.values()[in.readByte()];
+    long durationMs = in.readLong();
+    boolean hasBurst = in.readByte() == 1;
+    long burst = in.readLong();
+    BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null);
+    return new BudgetView(key, policy, in.readLong(), in.readLong());
   }
 
   static byte[] encodeError(ErrorRecord error) {

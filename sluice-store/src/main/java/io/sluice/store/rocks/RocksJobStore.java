@@ -1,5 +1,6 @@
 package io.sluice.store.rocks;
 
+import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
@@ -26,7 +27,8 @@ import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
 /**
- * The job store on RocksDB: one column family each for job records, payloads and error records.
+ * The job store on RocksDB: one column family each for job records, payloads, error records and
+ * budget policies.
  *
  * <p>Every commit goes through the write-ahead log; {@code sync} commits also fsync it. Commits
  * come from the single commit thread; reads are thread-safe.
@@ -49,6 +51,7 @@ public final class RocksJobStore implements JobStore {
   private final ColumnFamilyHandle jobs;
   private final ColumnFamilyHandle payloads;
   private final ColumnFamilyHandle errors;
+  private final ColumnFamilyHandle budgets;
 
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
@@ -67,7 +70,8 @@ public final class RocksJobStore implements JobStore {
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
         new ColumnFamilyDescriptor(bytes("jobs"), familyOptions),
         new ColumnFamilyDescriptor(bytes("payloads"), familyOptions),
-        new ColumnFamilyDescriptor(bytes("errors"), familyOptions));
+        new ColumnFamilyDescriptor(bytes("errors"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("budgets"), familyOptions));
     try {
       Files.createDirectories(config.dataDir());
       db = RocksDB.open(dbOptions, config.dataDir().toString(), descriptors, handles);
@@ -78,6 +82,7 @@ public final class RocksJobStore implements JobStore {
     jobs = handles.get(1);
     payloads = handles.get(2);
     errors = handles.get(3);
+    budgets = handles.get(4);
   }
 
   private static byte[] bytes(String name) {
@@ -111,6 +116,23 @@ public final class RocksJobStore implements JobStore {
       for (int attempt = 1; attempt <= delete.attempts(); attempt++) {
         writes.delete(errors, Keys.error(delete.id(), attempt));
       }
+    } else if (mutation instanceof Mutation.PutBudget put) {
+      writes.put(budgets, Keys.budget(put.budget().key()), RecordCodec.encodeBudget(put.budget()));
+    } else if (mutation instanceof Mutation.DeleteBudget delete) {
+      writes.delete(budgets, Keys.budget(delete.key()));
+    }
+  }
+
+  @Override
+  public void scanBudgets(Consumer<BudgetView> sink) {
+    try (RocksIterator it = db.newIterator(budgets)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        String key = Keys.budgetKey(it.key());
+        sink.accept(RecordCodec.decodeBudget(key, it.value()));
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of budgets", e);
     }
   }
 

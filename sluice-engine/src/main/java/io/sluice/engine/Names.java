@@ -1,4 +1,4 @@
-package io.sluice.api.wire;
+package io.sluice.engine;
 
 /** The naming rules shared by queues, types, cron names and budget keys (API.md §3.7). */
 public final class Names {

@@ -1,0 +1,129 @@
+package io.sluice.api.wire;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.budget.Binding;
+import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.PolicyPatch;
+import io.sluice.engine.budget.PolicySpec;
+import io.sluice.engine.budget.StrategyType;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Wire shapes of budgets and bindings (BUDGETS.md §2.1, §4.1, §8.5). Structural problems (a
+ * missing or mistyped field, a number out of its wire range) are 400s here; the policy rules
+ * themselves are checked by the engine (422).
+ */
+public final class BudgetWire {
+  private static final long U32_MAX = 0xFFFFFFFFL;
+
+  private BudgetWire() {}
+
+  /** A {@code {allocation, strategy}} body or {@code create_with} object. */
+  public static PolicySpec policySpec(Fields fields, JsonNode node) {
+    fields.object(node, "the budget policy");
+    long allocation = fields.unsigned(node, "allocation", U32_MAX);
+    JsonNode strategy = fields.required(node, "strategy");
+    Fields nested = fields.nested("strategy");
+    nested.object(strategy, "strategy");
+    String type = nested.string(strategy, "type");
+    Long durationMs = Fields.absent(strategy, "duration_ms")
+        ? null : nested.u64(strategy, "duration_ms");
+    Long burst = Fields.absent(strategy, "burst")
+        ? null : nested.unsigned(strategy, "burst", U32_MAX);
+    return new PolicySpec(allocation, type, durationMs, burst);
+  }
+
+  /** A PATCH body; nulls other than {@code strategy.burst} are refused with 422. */
+  public static PolicyPatch policyPatch(Fields fields, JsonNode node) {
+    fields.object(node, "the budget patch");
+    rejectNull(node, "allocation", "allocation");
+    rejectNull(node, "strategy", "strategy");
+    Long allocation = node.has("allocation") ? fields.unsigned(node, "allocation", U32_MAX) : null;
+    JsonNode strategy = node.get("strategy");
+    if (strategy == null) {
+      return new PolicyPatch(allocation, null, null, null, false);
+    }
+    Fields nested = fields.nested("strategy");
+    nested.object(strategy, "strategy");
+    rejectNull(strategy, "type", "strategy.type");
+    rejectNull(strategy, "duration_ms", "strategy.duration_ms");
+    String type = strategy.has("type") ? nested.string(strategy, "type") : null;
+    Long durationMs = strategy.has("duration_ms") ? nested.u64(strategy, "duration_ms") : null;
+    boolean clearBurst = strategy.has("burst") && strategy.get("burst").isNull();
+    Long burst = strategy.has("burst") && !clearBurst
+        ? nested.unsigned(strategy, "burst", U32_MAX) : null;
+    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst);
+  }
+
+  private static void rejectNull(JsonNode node, String field, String name) {
+    JsonNode value = node.get(field);
+    if (value != null && value.isNull()) {
+      throw new SluiceException.Unprocessable(name + " cannot be null");
+    }
+  }
+
+  /** An enqueue's {@code budgets} array (null or absent means none). */
+  public static List<BindingRequest> bindings(Fields fields, JsonNode array) {
+    if (array == null || array.isNull()) {
+      return List.of();
+    }
+    if (!array.isArray()) {
+      throw fields.error("`budgets` must be an array");
+    }
+    List<BindingRequest> bindings = new ArrayList<>(array.size());
+    for (JsonNode element : array) {
+      bindings.add(binding(fields.nested("budgets[]"), element, null));
+    }
+    return bindings;
+  }
+
+  /** One binding; {@code pathKey} (binding routes) overrides any {@code key} in the body. */
+  public static BindingRequest binding(Fields fields, JsonNode node, String pathKey) {
+    fields.object(node, "the budget binding");
+    String key = pathKey != null ? pathKey : fields.string(node, "key");
+    Long cost = Fields.absent(node, "cost") ? null : fields.unsigned(node, "cost", U32_MAX);
+    PolicySpec createWith = Fields.absent(node, "create_with")
+        ? null : policySpec(fields.nested("create_with"), node.get("create_with"));
+    return new BindingRequest(key, cost, createWith);
+  }
+
+  public static void writeBudget(JsonGenerator gen, BudgetView budget) throws IOException {
+    BudgetPolicy policy = budget.policy();
+    gen.writeStartObject();
+    gen.writeStringField("key", budget.key());
+    gen.writeNumberField("allocation", policy.allocation());
+    gen.writeObjectFieldStart("strategy");
+    gen.writeStringField("type", policy.type().wireName());
+    if (policy.type() == StrategyType.TIME_BASED) {
+      gen.writeNumberField("duration_ms", policy.durationMs());
+      if (policy.burst() != null) {
+        gen.writeNumberField("burst", policy.burst());
+      }
+    }
+    gen.writeEndObject();
+    gen.writeNumberField("created_at", budget.createdAtMs());
+    gen.writeNumberField("updated_at", budget.updatedAtMs());
+    gen.writeEndObject();
+  }
+
+  /** A job's bindings as {@code "budgets": [{key, cost}]}, omitted when there are none. */
+  public static void writeBindings(JsonGenerator gen, List<Binding> bindings) throws IOException {
+    if (bindings.isEmpty()) {
+      return;
+    }
+    gen.writeArrayFieldStart("budgets");
+    for (Binding binding : bindings) {
+      gen.writeStartObject();
+      gen.writeStringField("key", binding.key());
+      gen.writeNumberField("cost", binding.cost());
+      gen.writeEndObject();
+    }
+    gen.writeEndArray();
+  }
+}

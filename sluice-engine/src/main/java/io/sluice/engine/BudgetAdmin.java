@@ -1,0 +1,109 @@
+package io.sluice.engine;
+
+import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.PolicyPatch;
+import io.sluice.engine.budget.PolicySpec;
+import io.sluice.engine.budget.StrategyType;
+import io.sluice.engine.store.Mutation;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The budget resource (BUDGETS.md §2, §8.1–§8.6): list, read, create, replace, patch and delete,
+ * with the cap, shrink and reference guards. Runs on the engine thread like every command.
+ */
+public final class BudgetAdmin {
+  private final BudgetBook book;
+  private final Consumer<Mutation> writes;
+
+  BudgetAdmin(BudgetBook book, Consumer<Mutation> writes) {
+    this.book = book;
+    this.writes = writes;
+  }
+
+  public List<BudgetView> list() {
+    return book.sortedByKey().stream().map(Budget::view).toList();
+  }
+
+  public BudgetView get(String key) {
+    return existing(key).view();
+  }
+
+  /** POST: creates, never overwrites. */
+  public BudgetView create(String key, PolicySpec spec, long nowMs) {
+    checkKey(key);
+    BudgetPolicy policy = BudgetPolicy.validate(spec);
+    if (book.get(key) != null) {
+      throw new SluiceException.Conflict("budget '" + key + "' already exists");
+    }
+    book.checkRoomFor(key, 0);
+    return stored(book.create(key, policy, nowMs));
+  }
+
+  /** PUT: creates or replaces whole; a replacement adjusts the live bucket. */
+  public BudgetView put(String key, PolicySpec spec, long nowMs) {
+    checkKey(key);
+    BudgetPolicy policy = BudgetPolicy.validate(spec);
+    Budget budget = book.get(key);
+    if (budget == null) {
+      book.checkRoomFor(key, 0);
+      return stored(book.create(key, policy, nowMs));
+    }
+    book.checkShrink(budget, policy);
+    book.replace(budget, policy, nowMs);
+    return stored(budget);
+  }
+
+  /**
+   * PATCH: merges into the stored policy. A change of strategy type keeps none of the old
+   * strategy's fields; the merged policy is validated whole.
+   */
+  public BudgetView patch(String key, PolicyPatch patch, long nowMs) {
+    Budget budget = existing(key);
+    BudgetPolicy old = budget.policy();
+    String type = patch.type() != null ? patch.type() : old.type().wireName();
+    boolean sameType = type.equals(old.type().wireName());
+    Long durationMs = patch.durationMs();
+    Long burst = patch.burst();
+    if (sameType && old.type() == StrategyType.TIME_BASED) {
+      durationMs = durationMs != null ? durationMs : (Long) old.durationMs();
+      burst = patch.clearBurst() ? null : burst != null ? burst : old.burst();
+    }
+    long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
+    BudgetPolicy policy = BudgetPolicy.validate(new PolicySpec(allocation, type, durationMs, burst));
+    book.checkShrink(budget, policy);
+    book.replace(budget, policy, nowMs);
+    return stored(budget);
+  }
+
+  public void delete(String key) {
+    Budget budget = existing(key);
+    book.checkUnreferenced(budget);
+    book.remove(budget);
+    writes.accept(new Mutation.DeleteBudget(key));
+  }
+
+  private BudgetView stored(Budget budget) {
+    BudgetView view = budget.view();
+    writes.accept(new Mutation.PutBudget(view));
+    return view;
+  }
+
+  private Budget existing(String key) {
+    Budget budget = book.get(key);
+    if (budget == null) {
+      throw new SluiceException.NotFound("budget '" + key + "' not found");
+    }
+    return budget;
+  }
+
+  private static void checkKey(String key) {
+    String violation = Names.violation("budget key", key);
+    if (violation != null) {
+      throw new SluiceException.Unprocessable(violation);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.sluice.engine.budget;
+
+import io.sluice.engine.job.Job;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One budget: its stored policy, its live bucket, its waiting queues of parked jobs (one per job
+ * queue, each ordered by priority then id) and the costs of its unfinished jobs.
+ *
+ * <p>Owned by the engine thread. A job is in a waiting queue iff it is ready, bound to this
+ * budget and not a candidate that was dispatched.
+ */
+public final class Budget {
+  static final Comparator<Job> WAITING_ORDER =
+      Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
+
+  private final String key;
+  private BudgetPolicy policy;
+  private final long createdAtMs;
+  private long updatedAtMs;
+  private final TokenBucket bucket;
+  private final Map<String, TreeSet<Job>> parkedByQueue = new HashMap<>();
+  /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
+  private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
+  private int unfinishedCount;
+  private int parkedCount;
+
+  Budget(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs, long nowMs) {
+    this.key = key;
+    this.policy = policy;
+    this.createdAtMs = createdAtMs;
+    this.updatedAtMs = updatedAtMs;
+    this.bucket = new TokenBucket(policy, nowMs);
+  }
+
+  public String key() {
+    return key;
+  }
+
+  public BudgetPolicy policy() {
+    return policy;
+  }
+
+  public long createdAtMs() {
+    return createdAtMs;
+  }
+
+  public long updatedAtMs() {
+    return updatedAtMs;
+  }
+
+  public TokenBucket bucket() {
+    return bucket;
+  }
+
+  public BudgetView view() {
+    return new BudgetView(key, policy, createdAtMs, updatedAtMs);
+  }
+
+  void replace(BudgetPolicy newPolicy, long nowMs) {
+    bucket.adopt(newPolicy, nowMs);
+    policy = newPolicy;
+    updatedAtMs = nowMs;
+  }
+
+  void touch(long nowMs) {
+    updatedAtMs = nowMs;
+  }
+
+  // ---- waiting queues ------------------------------------------------------------------------
+
+  void park(Job job) {
+    if (parkedByQueue.computeIfAbsent(job.queue(), q -> new TreeSet<>(WAITING_ORDER)).add(job)) {
+      parkedCount++;
+    }
+  }
+
+  void unpark(Job job) {
+    TreeSet<Job> waiting = parkedByQueue.get(job.queue());
+    if (waiting != null && waiting.remove(job)) {
+      parkedCount--;
+      if (waiting.isEmpty()) {
+        parkedByQueue.remove(job.queue());
+      }
+    }
+  }
+
+  /** The first parked job of the given queue, or null. */
+  Job head(String queue) {
+    TreeSet<Job> waiting = parkedByQueue.get(queue);
+    return waiting == null ? null : waiting.first();
+  }
+
+  Iterable<String> queuesWithParkedJobs() {
+    return parkedByQueue.keySet();
+  }
+
+  public int parkedCount() {
+    return parkedCount;
+  }
+
+  // ---- unfinished jobs -----------------------------------------------------------------------
+
+  void addUnfinished(long cost) {
+    unfinishedCosts.merge(cost, 1, Integer::sum);
+    unfinishedCount++;
+  }
+
+  void removeUnfinished(long cost) {
+    Integer count = unfinishedCosts.get(cost);
+    if (count == null) {
+      return;
+    }
+    if (count == 1) {
+      unfinishedCosts.remove(cost);
+    } else {
+      unfinishedCosts.put(cost, count - 1);
+    }
+    unfinishedCount--;
+  }
+
+  public int unfinishedCount() {
+    return unfinishedCount;
+  }
+
+  /** The largest cost among unfinished jobs, or 0 when there are none. */
+  public long maxUnfinishedCost() {
+    return unfinishedCosts.isEmpty() ? 0 : unfinishedCosts.lastKey();
+  }
+}

@@ -1,0 +1,291 @@
+package io.sluice.engine.budget;
+
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.schedule.DeadlineIndex;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every budget and the dispatch rules of BUDGETS.md §5–§6: parking, head selection, all-or-nothing
+ * acquisition, token release and the lazy wake-up.
+ *
+ * <p>Owned by the engine thread. Only the head of a budget's waiting queue (per job queue) is ever
+ * evaluated; an affordable head is offered to the engine's dispatchable index, a head blocked by
+ * the drip arms one wake-up at the instant it becomes affordable, and a head blocked by a
+ * concurrency budget waits for that budget's next release. Nothing scans parked jobs, and unbound
+ * jobs never reach this class.
+ */
+public final class BudgetBook {
+  /** The engine's dispatchable index, which holds affordable budget heads beside unbound jobs. */
+  public interface Candidates {
+    void offer(Job job);
+
+    void withdraw(Job job);
+  }
+
+  private static final Comparator<String> BYTE_ORDER = (a, b) -> {
+    // UTF-8 byte order equals code point order.
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  };
+
+  private final Map<String, Budget> budgets = new HashMap<>();
+  private final int maxBudgets;
+  private final Candidates candidates;
+  private final DeadlineIndex wakes = new DeadlineIndex(Job::wakeAtMs);
+
+  public BudgetBook(int maxBudgets, Candidates candidates) {
+    this.maxBudgets = maxBudgets;
+    this.candidates = candidates;
+  }
+
+  // ---- the budgets themselves ----------------------------------------------------------------
+
+  public Budget get(String key) {
+    return budgets.get(key);
+  }
+
+  public List<Budget> sortedByKey() {
+    List<Budget> all = new ArrayList<>(budgets.values());
+    all.sort(Comparator.comparing(Budget::key, BYTE_ORDER));
+    return all;
+  }
+
+  /** Refuses a creation that would exceed {@code --max-budgets}, counting planned ones. */
+  public void checkRoomFor(String key, int alreadyPlanned) {
+    if (budgets.size() + alreadyPlanned >= maxBudgets) {
+      throw new SluiceException.Unprocessable("cannot create budget '" + key
+          + "': the server already holds its maximum of " + maxBudgets
+          + " budgets (--max-budgets / SLUICE_MAX_BUDGETS). Raise the limit, or express the"
+          + " throttle as one shared budget rather than one per caller.");
+    }
+  }
+
+  /** Creates a budget with a full bucket. */
+  public Budget create(String key, BudgetPolicy policy, long nowMs) {
+    Budget budget = new Budget(key, policy, nowMs, nowMs, nowMs);
+    budgets.put(key, budget);
+    return budget;
+  }
+
+  /** Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10). */
+  public Budget restore(BudgetView stored, long nowMs) {
+    Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
+        stored.updatedAtMs(), nowMs);
+    budgets.put(stored.key(), budget);
+    return budget;
+  }
+
+  /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
+  public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
+    budget.replace(policy, nowMs);
+    evaluateHeads(budget, nowMs);
+  }
+
+  public void remove(Budget budget) {
+    budgets.remove(budget.key());
+  }
+
+  /** Refuses a policy whose capacity is below the cost of something still committed (§8.9). */
+  public void checkShrink(Budget budget, BudgetPolicy policy) {
+    long capacity = policy.capacity();
+    long maxCost = budget.maxUnfinishedCost();
+    if (maxCost > capacity) {
+      int n = budget.unfinishedCount();
+      throw new SluiceException.Unprocessable("budget '" + budget.key() + "' cannot allocate "
+          + capacity + ": " + n + " unfinished " + (n == 1 ? "job" : "jobs") + " draw up to "
+          + maxCost + " from it. Raise the allocation, delete them, or wait for them to drain.");
+    }
+  }
+
+  /** Refuses deleting a budget that unfinished jobs still draw on (§8.6). */
+  public void checkUnreferenced(Budget budget) {
+    int n = budget.unfinishedCount();
+    if (n > 0) {
+      throw new SluiceException.Conflict("budget '" + budget.key() + "' is referenced by " + n
+          + " unfinished " + (n == 1 ? "job" : "jobs")
+          + ". Delete them or wait for them to finish before deleting it.");
+    }
+  }
+
+  public BindingPlan newPlan() {
+    return new BindingPlan(this);
+  }
+
+  // ---- unfinished-job tracking ---------------------------------------------------------------
+
+  /** The job's bindings now commit it to its budgets (enqueue, rebinding, recovery). */
+  public void track(Job job) {
+    for (Binding binding : job.budgets()) {
+      Budget budget = budgets.get(binding.key());
+      if (budget != null) {
+        budget.addUnfinished(binding.cost());
+      }
+    }
+  }
+
+  /** The job finished, was deleted or unbound: it no longer commits its budgets. */
+  public void untrack(Job job) {
+    for (Binding binding : job.budgets()) {
+      Budget budget = budgets.get(binding.key());
+      if (budget != null) {
+        budget.removeUnfinished(binding.cost());
+      }
+    }
+  }
+
+  // ---- parking and dispatch ------------------------------------------------------------------
+
+  /** A bound job became ready: it waits in each of its budgets' queues. */
+  public void park(Job job, long nowMs) {
+    job.parked(true);
+    for (Binding binding : job.budgets()) {
+      budgets.get(binding.key()).park(job);
+    }
+    evaluate(job, nowMs);
+  }
+
+  /** The job leaves its waiting queues (dispatched, deleted, rescheduled, rebound). */
+  public void unpark(Job job, long nowMs) {
+    if (!job.parked()) {
+      return;
+    }
+    job.parked(false);
+    disarm(job);
+    candidates.withdraw(job);
+    for (Binding binding : job.budgets()) {
+      Budget budget = budgets.get(binding.key());
+      boolean wasHead = budget.head(job.queue()) == job;
+      budget.unpark(job);
+      if (wasHead) {
+        Job next = budget.head(job.queue());
+        if (next != null) {
+          evaluate(next, nowMs);
+        }
+      }
+    }
+  }
+
+  /**
+   * Tries to dispatch a candidate: it must still head one of its budgets, and every budget must
+   * pay its full cost now (all or nothing). On success the tokens are taken and the job leaves its
+   * waiting queues; on failure nothing is taken and the job waits for its next chance.
+   */
+  public boolean admit(Job job, long nowMs) {
+    if (!job.parked() || !isHeadOfAny(job)) {
+      candidates.withdraw(job);
+      return false;
+    }
+    for (Binding binding : job.budgets()) {
+      Availability availability =
+          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
+      if (availability.kind() != Availability.Kind.NOW) {
+        evaluate(job, nowMs);
+        return false;
+      }
+    }
+    for (Binding binding : job.budgets()) {
+      budgets.get(binding.key()).bucket().tryAcquire(binding.cost(), nowMs);
+    }
+    unpark(job, nowMs);
+    return true;
+  }
+
+  /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
+  public void release(Job job, long nowMs) {
+    for (Binding binding : job.budgets()) {
+      Budget budget = budgets.get(binding.key());
+      if (budget != null && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+        budget.bucket().release(binding.cost());
+        evaluateHeads(budget, nowMs);
+      }
+    }
+  }
+
+  /** The earliest armed wake-up, or {@link Long#MAX_VALUE}. */
+  public long nextWakeMs() {
+    return wakes.earliestMs();
+  }
+
+  /** Looks again at every head whose wake-up instant has come. */
+  public void runDue(long nowMs) {
+    for (Job job : wakes.pollDue(nowMs, Integer.MAX_VALUE)) {
+      job.wakeAtMs(Job.NONE);
+      evaluate(job, nowMs);
+    }
+  }
+
+  private void evaluateHeads(Budget budget, long nowMs) {
+    List<Job> heads = new ArrayList<>();
+    for (String queue : budget.queuesWithParkedJobs()) {
+      heads.add(budget.head(queue));
+    }
+    for (Job head : heads) {
+      evaluate(head, nowMs);
+    }
+  }
+
+  /** Offers an affordable head, arms a wake-up for one the drip will afford, else waits. */
+  private void evaluate(Job job, long nowMs) {
+    if (!job.parked() || !isHeadOfAny(job)) {
+      disarm(job);
+      candidates.withdraw(job);
+      return;
+    }
+    Availability availability = Availability.NOW;
+    for (Binding binding : job.budgets()) {
+      availability = availability.and(
+          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs));
+    }
+    switch (availability.kind()) {
+      case NOW -> {
+        disarm(job);
+        candidates.offer(job);
+      }
+      case AT -> {
+        candidates.withdraw(job);
+        arm(job, availability.atMs());
+      }
+      default -> {
+        candidates.withdraw(job);
+        disarm(job);
+      }
+    }
+  }
+
+  private boolean isHeadOfAny(Job job) {
+    for (Binding binding : job.budgets()) {
+      if (budgets.get(binding.key()).head(job.queue()) == job) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void arm(Job job, long atMs) {
+    disarm(job);
+    job.wakeAtMs(atMs);
+    wakes.add(job);
+  }
+
+  private void disarm(Job job) {
+    if (job.wakeAtMs() != Job.NONE) {
+      wakes.remove(job);
+      job.wakeAtMs(Job.NONE);
+    }
+  }
+}

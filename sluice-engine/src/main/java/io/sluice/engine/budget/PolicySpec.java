@@ -1,0 +1,7 @@
+package io.sluice.engine.budget;
+
+/**
+ * A budget policy as a client wrote it, structurally valid but not yet checked against the rules
+ * of BUDGETS.md §2.2. Absent optional fields are null.
+ */
+public record PolicySpec(long allocation, String type, Long durationMs, Long burst) {}

@@ -1,0 +1,155 @@
+package io.sluice.engine.budget;
+
+import java.math.BigInteger;
+
+/**
+ * The live token state of one budget, exactly as BUDGETS.md §3 and §7 specify it, in exact
+ * integer arithmetic.
+ *
+ * <p>Owned by the engine thread. Invariants: {@code 0 <= tokens <= capacity}; {@code 0 <= accrued
+ * < durationMs} (time_based); {@code debt >= 0}, and {@code tokens == 0} while {@code debt > 0}.
+ * Never persisted: a bucket starts full.
+ */
+public final class TokenBucket {
+  private BudgetPolicy policy;
+  private long capacity;
+  /** T: whole tokens available. */
+  private long tokens;
+  /** K: token·milliseconds accrued toward the next token (time_based only). */
+  private long accrued;
+  /** D: slots still owed after a concurrency budget was narrowed below what is running. */
+  private long debt;
+  /** L: time of the last refill. */
+  private long lastRefillMs;
+
+  public TokenBucket(BudgetPolicy policy, long nowMs) {
+    this.policy = policy;
+    this.capacity = policy.capacity();
+    this.tokens = capacity;
+    this.lastRefillMs = nowMs;
+  }
+
+  public long tokens() {
+    return tokens;
+  }
+
+  public long debt() {
+    return debt;
+  }
+
+  public long accrued() {
+    return accrued;
+  }
+
+  public BudgetPolicy policy() {
+    return policy;
+  }
+
+  /** Settles the drip up to {@code nowMs} (time_based only; a clock going back never drains). */
+  public void refill(long nowMs) {
+    if (policy.type() == StrategyType.TIME_BASED) {
+      long[] projected = project(nowMs);
+      tokens = projected[0];
+      accrued = projected[1];
+    }
+    lastRefillMs = Math.max(lastRefillMs, nowMs);
+  }
+
+  /** {tokens, accrued} as a refill at {@code nowMs} would leave them, without changing state. */
+  private long[] project(long nowMs) {
+    if (tokens >= capacity) {
+      return new long[] {capacity, 0};
+    }
+    long elapsed = Math.max(0, nowMs - lastRefillMs);
+    long duration = policy.durationMs();
+    long allocation = policy.allocation();
+    long missing = capacity - tokens;
+    long earned;
+    long remainder;
+    long product = elapsed * allocation;
+    if (Math.multiplyHigh(elapsed, allocation) == 0 && product >= 0
+        && product <= Long.MAX_VALUE - accrued) {
+      long banked = accrued + product;
+      earned = banked / duration;
+      remainder = banked % duration;
+    } else {
+      BigInteger banked = BigInteger.valueOf(elapsed).multiply(BigInteger.valueOf(allocation))
+          .add(BigInteger.valueOf(accrued));
+      BigInteger[] division = banked.divideAndRemainder(BigInteger.valueOf(duration));
+      earned = division[0].min(BigInteger.valueOf(Long.MAX_VALUE)).longValue();
+      remainder = division[1].longValue();
+    }
+    if (earned >= missing) {
+      return new long[] {capacity, 0};
+    }
+    return new long[] {tokens + earned, remainder};
+  }
+
+  /** Takes {@code cost} tokens if they are all there; otherwise changes nothing. */
+  public boolean tryAcquire(long cost, long nowMs) {
+    refill(nowMs);
+    if (tokens < cost) {
+      return false;
+    }
+    tokens -= cost;
+    return true;
+  }
+
+  /** Returns a finished job's tokens, paying off debt first (while_in_flight; also refunds). */
+  public void release(long cost) {
+    long paid = Math.min(cost, debt);
+    debt -= paid;
+    tokens = Math.min(capacity, tokens + cost - paid);
+  }
+
+  /** When {@code cost} can next be paid, assuming nothing else happens meanwhile. */
+  public Availability nextAvailable(long cost, long nowMs) {
+    if (cost > capacity) {
+      return Availability.NEVER;
+    }
+    long[] projected = policy.type() == StrategyType.TIME_BASED
+        ? project(nowMs)
+        : new long[] {tokens, 0};
+    if (projected[0] >= cost) {
+      return Availability.NOW;
+    }
+    if (policy.type() == StrategyType.WHILE_IN_FLIGHT) {
+      return Availability.ON_RELEASE;
+    }
+    BigInteger needed = BigInteger.valueOf(cost - projected[0])
+        .multiply(BigInteger.valueOf(policy.durationMs()))
+        .subtract(BigInteger.valueOf(projected[1]));
+    BigInteger[] division = needed.divideAndRemainder(BigInteger.valueOf(policy.allocation()));
+    BigInteger wait = division[1].signum() > 0 ? division[0].add(BigInteger.ONE) : division[0];
+    long waitMs = Math.max(1, wait.min(BigInteger.valueOf(Long.MAX_VALUE / 2)).longValue());
+    long at = nowMs + waitMs;
+    return Availability.at(at < nowMs ? Long.MAX_VALUE : at);
+  }
+
+  /** Takes a new policy without a reset (BUDGETS.md §7 {@code Adopt}). */
+  public void adopt(BudgetPolicy newPolicy, long nowMs) {
+    refill(nowMs);
+    boolean wasConcurrency = policy.type() == StrategyType.WHILE_IN_FLIGHT;
+    long oldPeriod = wasConcurrency ? -1 : policy.durationMs();
+    long oldCapacity = capacity;
+    policy = newPolicy;
+    capacity = newPolicy.capacity();
+    if (wasConcurrency && newPolicy.type() == StrategyType.WHILE_IN_FLIGHT) {
+      long spare = tokens - debt + (capacity - oldCapacity);
+      if (spare >= 0) {
+        tokens = Math.min(spare, capacity);
+        debt = 0;
+      } else {
+        tokens = 0;
+        debt = -spare;
+      }
+    } else {
+      debt = 0;
+    }
+    tokens = Math.min(tokens, capacity);
+    long newPeriod = newPolicy.type() == StrategyType.WHILE_IN_FLIGHT ? -1 : newPolicy.durationMs();
+    if (oldPeriod != newPeriod) {
+      accrued = 0;
+    }
+  }
+}
