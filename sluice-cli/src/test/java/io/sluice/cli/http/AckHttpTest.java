@@ -2,60 +2,54 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.MSGPACK_TYPE;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.toMsgpack;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.cli.http.ServerFixture.Reply;
+import io.sluice.cli.http.ServerFixture.Taken;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code POST /jobs/{id}/success} and {@code POST /jobs/success} (API.md §4.4, §8.5, §8.6). */
 class AckHttpTest {
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
-  static String id(JsonNode job) {
-    return job.get("id").textValue();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   static String notInFlight() {
     return ServerFixture.JSON.createObjectNode()
         .put("error", "job not found in in-flight set").toString();
   }
 
+  /**
+   * {@code {"<name>": [values…]}}: the {@code ids} of a bulk acknowledgement, or the
+   * {@code not_found} list of its answer.
+   */
+  static ObjectNode stringList(String name, String... values) {
+    ObjectNode body = JSON.createObjectNode();
+    ArrayNode list = body.putArray(name);
+    for (String value : values) {
+      list.add(value);
+    }
+    return body;
+  }
+
   @Nested
   class Single {
     @Test
     void completesInFlightJobWithEmptyNoContent() {
-      String queue = uniqueName("ack");
-      String jobId = server.enqueueId(queue);
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(id(stream.nextJob())).isEqualTo(jobId);
-
-        Reply reply = server.post("/jobs/" + jobId + "/success");
+      try (Taken taken = server.takeOne(uniqueName("ack"))) {
+        Reply reply = server.post("/jobs/" + taken.id() + "/success");
 
         assertThat(reply.status()).isEqualTo(204);
         assertThat(reply.body()).isEmpty();
@@ -64,13 +58,10 @@ class AckHttpTest {
 
     @Test
     void secondAckIsNotFound() {
-      String queue = uniqueName("ack-twice");
-      String jobId = server.enqueueId(queue);
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(id(stream.nextJob())).isEqualTo(jobId);
-        server.ack(jobId);
+      try (Taken taken = server.takeOne(uniqueName("ack-twice"))) {
+        server.ack(taken.id());
 
-        Reply reply = server.post("/jobs/" + jobId + "/success");
+        Reply reply = server.post("/jobs/" + taken.id() + "/success");
 
         assertThat(reply.status()).isEqualTo(404);
         assertThat(reply.json().toString()).isEqualTo(notInFlight());
@@ -79,43 +70,39 @@ class AckHttpTest {
 
     @Test
     void completedJobWithDefaultRetentionIsGone() {
-      String queue = uniqueName("ack-gone");
-      String jobId = server.enqueueId(queue);
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(id(stream.nextJob())).isEqualTo(jobId);
-        server.ack(jobId);
+      Taken taken = server.takeOne(uniqueName("ack-gone"));
+      try (taken) {
+        server.ack(taken.id());
       }
 
-      Reply job = server.get("/jobs/" + jobId);
+      Reply job = server.get("/jobs/" + taken.id());
       assertThat(job.status()).isEqualTo(404);
       assertThat(job.error()).isEqualTo("job not found");
-      Reply errors = server.get("/jobs/" + jobId + "/errors");
+      Reply errors = server.get("/jobs/" + taken.id() + "/errors");
       assertThat(errors.status()).isEqualTo(404);
       assertThat(errors.error()).isEqualTo("job not found");
     }
 
     @Test
     void completedJobWithRetentionStaysVisibleAsCompleted() {
-      String queue = uniqueName("ack-retained");
-      ObjectNode request = job(queue, "keep");
+      ObjectNode request = job(uniqueName("ack-retained"), "keep");
       request.putObject("retention").put("completed_ms", 60_000);
-      String jobId = id(server.enqueue(request));
       long beforeMs;
       long afterMs;
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(id(stream.nextJob())).isEqualTo(jobId);
+      Taken taken = server.takeOne(request);
+      try (taken) {
         beforeMs = System.currentTimeMillis();
-        server.ack(jobId);
+        server.ack(taken.id());
         afterMs = System.currentTimeMillis();
       }
 
-      JsonNode completed = server.getJob(jobId);
+      JsonNode completed = server.getJob(taken.id());
       assertThat(completed.get("status").textValue()).isEqualTo("completed");
       long completedAtMs = completed.get("completed_at").longValue();
       assertThat(completedAtMs).isBetween(beforeMs, afterMs);
       assertThat(completed.get("purge_at").longValue()).isEqualTo(completedAtMs + 60_000);
       assertThat(completed.get("payload")).isEqualTo(request.get("payload"));
-      Reply again = server.post("/jobs/" + jobId + "/success");
+      Reply again = server.post("/jobs/" + taken.id() + "/success");
       assertThat(again.status()).isEqualTo(404);
       assertThat(again.error()).isEqualTo("job not found in in-flight set");
     }
@@ -144,12 +131,8 @@ class AckHttpTest {
 
     @Test
     void bodyAndItsContentTypeAreIgnored() {
-      String queue = uniqueName("ack-body");
-      String jobId = server.enqueueId(queue);
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(id(stream.nextJob())).isEqualTo(jobId);
-
-        Reply reply = server.send("POST", "/jobs/" + jobId + "/success",
+      try (Taken taken = server.takeOne(uniqueName("ack-body"))) {
+        Reply reply = server.send("POST", "/jobs/" + taken.id() + "/success",
             "whatever".getBytes(StandardCharsets.UTF_8), "Content-Type", "text/plain");
 
         assertThat(reply.status()).isEqualTo(204);
@@ -180,18 +163,16 @@ class AckHttpTest {
       String second = server.enqueueId(queue);
       String readyElsewhere = server.enqueueId(uniqueName("bulk-ack-ready"));
       try (WorkerStream stream = server.take("queue=" + queue + "&prefetch=0")) {
-        assertThat(stream.nextJobs(2)).extracting(AckHttpTest::id).containsExactly(first, second);
-        ObjectNode body = JSON.createObjectNode();
-        body.putArray("ids").add("unknown-b").add(first).add(readyElsewhere).add(second)
-            .add("unknown-a");
+        assertThat(stream.nextJobs(2)).extracting(ServerFixture::id).containsExactly(first, second);
+        ObjectNode body =
+            stringList("ids", "unknown-b", first, readyElsewhere, second, "unknown-a");
 
         Reply reply = server.postJson("/jobs/success", body);
 
         assertThat(reply.status()).isEqualTo(422);
         assertThat(reply.contentType()).isEqualTo("application/json");
-        ObjectNode expected = JSON.createObjectNode();
-        expected.putArray("not_found").add("unknown-b").add(readyElsewhere).add("unknown-a");
-        assertThat(reply.json()).isEqualTo(expected);
+        assertThat(reply.json())
+            .isEqualTo(stringList("not_found", "unknown-b", readyElsewhere, "unknown-a"));
       }
       assertThat(server.get("/jobs/" + first).status()).isEqualTo(404);
       assertThat(server.get("/jobs/" + second).status()).isEqualTo(404);
@@ -205,10 +186,8 @@ class AckHttpTest {
       List<String> ids = List.of(server.enqueueId(queue), server.enqueueId(queue));
       try (WorkerStream stream = server.take("queue=" + queue + "&prefetch=0")) {
         stream.nextJobs(2);
-        ObjectNode body = JSON.createObjectNode();
-        body.putArray("ids").add(ids.get(0)).add(ids.get(1));
 
-        Reply reply = server.postJson("/jobs/success", body);
+        Reply reply = server.postJson("/jobs/success", stringList("ids", ids.get(0), ids.get(1)));
 
         assertThat(reply.status()).isEqualTo(204);
         assertThat(reply.body()).isEmpty();
@@ -224,14 +203,13 @@ class AckHttpTest {
       List<String> ids = List.of(server.enqueueId(queue), server.enqueueId(queue),
           server.enqueueId(queue), server.enqueueId(queue));
       try (WorkerStream stream = server.take("queue=" + queue + "&prefetch=2")) {
-        assertThat(stream.nextJobs(2)).extracting(AckHttpTest::id)
+        assertThat(stream.nextJobs(2)).extracting(ServerFixture::id)
             .containsExactlyElementsOf(ids.subList(0, 2));
         stream.assertNoJobWithin(Duration.ofMillis(150));
-        ObjectNode body = JSON.createObjectNode();
-        body.putArray("ids").add(ids.get(0)).add(ids.get(1));
+        ObjectNode body = stringList("ids", ids.get(0), ids.get(1));
         assertThat(server.postJson("/jobs/success", body).status()).isEqualTo(204);
 
-        assertThat(stream.nextJobs(2)).extracting(AckHttpTest::id)
+        assertThat(stream.nextJobs(2)).extracting(ServerFixture::id)
             .containsExactlyElementsOf(ids.subList(2, 4));
         server.ack(ids.get(2));
         server.ack(ids.get(3));
@@ -240,16 +218,11 @@ class AckHttpTest {
 
     @Test
     void notFoundListIsMessagePackWhenAsked() {
-      ObjectNode body = JSON.createObjectNode();
-      body.putArray("ids").add("gone");
-
-      Reply reply = server.postMsgpack("/jobs/success", toMsgpack(body));
+      Reply reply = server.postMsgpack("/jobs/success", toMsgpack(stringList("ids", "gone")));
 
       assertThat(reply.status()).isEqualTo(422);
       assertThat(reply.contentType()).isEqualTo(MSGPACK_TYPE);
-      ObjectNode expected = JSON.createObjectNode();
-      expected.putArray("not_found").add("gone");
-      assertThat(reply.msgpack()).isEqualTo(expected);
+      assertThat(reply.msgpack()).isEqualTo(stringList("not_found", "gone"));
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.MSGPACK_TYPE;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.toMsgpack;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
@@ -17,18 +18,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code POST /jobs} and {@code POST /jobs/bulk} on valid input (API.md §3.4, §6, §8.2, §8.3). */
 class EnqueueHttpTest {
@@ -36,18 +34,7 @@ class EnqueueHttpTest {
   static final Set<String> MINIMAL_ENQUEUE_FIELDS = Set.of(
       "id", "type", "queue", "priority", "status", "ready_at", "attempts", "duplicate", "folded");
 
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   @Nested
   class SingleJson {
@@ -120,7 +107,7 @@ class EnqueueHttpTest {
 
       assertThat(created.get("status").textValue()).isEqualTo("scheduled");
       assertThat(created.get("ready_at").longValue()).isEqualTo(readyAtMs);
-      JsonNode stored = server.getJob(created.get("id").textValue());
+      JsonNode stored = server.getJob(id(created));
       assertThat(stored.get("status").textValue()).isEqualTo("scheduled");
       assertThat(stored.get("ready_at").longValue()).isEqualTo(readyAtMs);
     }
@@ -154,18 +141,18 @@ class EnqueueHttpTest {
       long readyAtMs = System.currentTimeMillis() + 300;
       ObjectNode request = job(queue, "work");
       request.put("ready_at", readyAtMs);
-      String id = server.enqueue(request).get("id").textValue();
+      String jobId = id(server.enqueue(request));
 
       try (WorkerStream stream = server.take("queue=" + queue)) {
         JsonNode delivered = stream.nextJob();
 
-        assertThat(delivered.get("id").textValue()).isEqualTo(id);
+        assertThat(id(delivered)).isEqualTo(jobId);
         assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(readyAtMs);
         assertThat(delivered.get("dequeued_at").longValue())
             .as("promotion delay (target 50 ms)")
             .isBetween(readyAtMs, readyAtMs + 500);
         assertThat(delivered.get("ready_at").longValue()).isEqualTo(readyAtMs);
-        server.ack(id);
+        server.ack(jobId);
       }
     }
 
@@ -227,7 +214,7 @@ class EnqueueHttpTest {
       Reply reply = server.postJson("/jobs/bulk", bulk);
       assertThat(reply.status()).isEqualTo(201);
       for (JsonNode created : reply.json().get("jobs")) {
-        ids.add(created.get("id").textValue());
+        ids.add(id(created));
       }
       ids.add(server.enqueueId(queue));
 
@@ -269,10 +256,10 @@ class EnqueueHttpTest {
 
       Reply reply = server.postMsgpack("/jobs", toMsgpack(request));
       assertThat(reply.status()).isEqualTo(201);
-      String id = reply.msgpack().get("id").textValue();
+      String jobId = id(reply.msgpack());
 
-      assertThat(server.getJob(id).get("payload")).isEqualTo(payload);
-      Reply asMsgpack = server.get("/jobs/" + id, "Accept", MSGPACK_TYPE);
+      assertThat(server.getJob(jobId).get("payload")).isEqualTo(payload);
+      Reply asMsgpack = server.get("/jobs/" + jobId, "Accept", MSGPACK_TYPE);
       assertThat(asMsgpack.contentType()).isEqualTo(MSGPACK_TYPE);
       JsonNode fromMsgpack = asMsgpack.msgpack().get("payload");
       assertThat(fromMsgpack.get("name").textValue()).isEqualTo("ünïcode ✓");
@@ -333,19 +320,17 @@ class EnqueueHttpTest {
       assertThat(created.get(2).get("type").textValue()).isEqualTo("third");
       assertThat(created.get(2).get("status").textValue()).isEqualTo("scheduled");
       for (JsonNode element : created) {
-        assertThat(element.get("id").textValue()).matches(ID_PATTERN);
+        assertThat(id(element)).matches(ID_PATTERN);
         assertThat(element.get("duplicate").booleanValue()).isFalse();
         assertThat(element.get("folded").booleanValue()).isFalse();
         assertThat(element.get("duplicate").isBoolean()).isTrue();
         assertThat(element.has("payload")).isFalse();
         assertNoNulls(element);
       }
-      assertThat(created.get(1).get("id").textValue())
-          .isGreaterThan(created.get(0).get("id").textValue());
-      assertThat(created.get(2).get("id").textValue())
-          .isGreaterThan(created.get(1).get("id").textValue());
+      assertThat(id(created.get(1))).isGreaterThan(id(created.get(0)));
+      assertThat(id(created.get(2))).isGreaterThan(id(created.get(1)));
       for (JsonNode element : created) {
-        assertThat(server.getJob(element.get("id").textValue()).get("type"))
+        assertThat(server.getJob(id(element)).get("type"))
             .isEqualTo(element.get("type"));
       }
     }
@@ -386,14 +371,14 @@ class EnqueueHttpTest {
       request.putObject("payload").put("blob", blob);
 
       JsonNode created = server.enqueue(request);
-      String id = created.get("id").textValue();
+      String jobId = id(created);
 
-      assertThat(server.getJob(id).get("payload").get("blob").textValue()).isEqualTo(blob);
+      assertThat(server.getJob(jobId).get("payload").get("blob").textValue()).isEqualTo(blob);
       try (WorkerStream stream = server.take("queue=" + queue)) {
         JsonNode delivered = stream.nextJob();
-        assertThat(delivered.get("id").textValue()).isEqualTo(id);
+        assertThat(id(delivered)).isEqualTo(jobId);
         assertThat(delivered.get("payload").get("blob").textValue()).isEqualTo(blob);
-        server.ack(id);
+        server.ack(jobId);
       }
     }
 
@@ -438,15 +423,15 @@ class EnqueueHttpTest {
       Reply reply = server.send("POST", "/jobs", body, "Content-Type", "application/json");
 
       assertThat(reply.status()).as("%s", reply).isEqualTo(201);
-      String id = reply.json().get("id").textValue();
-      assertThat(server.getJob(id).get("payload").get("blob").textValue()).hasSize(fill);
+      String jobId = id(reply.json());
+      assertThat(server.getJob(jobId).get("payload").get("blob").textValue()).hasSize(fill);
     }
   }
 
   /** The enqueue response of a job given only type, queue and payload. */
   static void assertMinimalEnqueueShape(JsonNode created, String queue, String type) {
     assertThat(fieldNames(created)).isEqualTo(new TreeSet<>(MINIMAL_ENQUEUE_FIELDS));
-    assertThat(created.get("id").textValue()).matches(ID_PATTERN);
+    assertThat(id(created)).matches(ID_PATTERN);
     assertThat(created.get("type").textValue()).isEqualTo(type);
     assertThat(created.get("queue").textValue()).isEqualTo(queue);
     assertThat(created.get("priority").isIntegralNumber()).isTrue();

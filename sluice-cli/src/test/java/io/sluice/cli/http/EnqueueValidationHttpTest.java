@@ -2,6 +2,7 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.MSGPACK_TYPE;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.toMsgpack;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,15 +15,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -38,18 +36,7 @@ import org.msgpack.core.MessagePack;
 class EnqueueValidationHttpTest {
   static final String QUEUE = "valid-queue";
 
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   @AfterEach
   void nothingWasStored() {
@@ -147,14 +134,14 @@ class EnqueueValidationHttpTest {
     void priorityBoundsAreInclusive() {
       // The accepted extremes, taken back out so the after-each check sees an empty server.
       String queue = ServerFixture.uniqueName("bounds");
-      String low = server.enqueue(job(queue, "t").put("priority", 0)).get("id").textValue();
-      String high = server.enqueue(job(queue, "t").put("priority", 65535)).get("id").textValue();
+      String low = id(server.enqueue(job(queue, "t").put("priority", 0)));
+      String high = id(server.enqueue(job(queue, "t").put("priority", 65535)));
       try (WorkerStream stream = server.take("queue=" + queue + "&prefetch=0")) {
         JsonNode first = stream.nextJob();
         JsonNode second = stream.nextJob();
-        assertThat(first.get("id").textValue()).isEqualTo(low);
+        assertThat(id(first)).isEqualTo(low);
         assertThat(first.get("priority").intValue()).isZero();
-        assertThat(second.get("id").textValue()).isEqualTo(high);
+        assertThat(id(second)).isEqualTo(high);
         assertThat(second.get("priority").intValue()).isEqualTo(65535);
         server.ack(low);
         server.ack(high);
@@ -199,11 +186,11 @@ class EnqueueValidationHttpTest {
       JsonNode created = server.enqueue(job(queue, "send email"));
 
       assertThat(created.get("queue").textValue()).isEqualTo(queue);
-      String id = created.get("id").textValue();
+      String jobId = id(created);
       try (WorkerStream stream = server.take("queue="
           + URLEncoder.encode(queue, StandardCharsets.UTF_8))) {
-        assertThat(stream.nextJob().get("id").textValue()).isEqualTo(id);
-        server.ack(id);
+        assertThat(id(stream.nextJob())).isEqualTo(jobId);
+        server.ack(jobId);
       }
     }
   }

@@ -2,6 +2,7 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.MSGPACK_TYPE;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.toMsgpack;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
@@ -10,12 +11,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.cli.http.ServerFixture.Reply;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.cli.http.ServerFixture.Taken;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,50 +25,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FailureHttpTest {
   static final long DEAD_RETENTION_MS = 7L * 24 * 3600 * 1000;
 
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
-  static String id(JsonNode job) {
-    return job.get("id").textValue();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   static ObjectNode report(String message) {
     return JSON.createObjectNode().put("message", message);
   }
 
-  /** A job taken by a worker: enqueues {@code request}, receives it, closes nothing. */
-  record Taken(String id, JsonNode delivered, WorkerStream stream) implements AutoCloseable {
-    long dequeuedAtMs() {
-      return delivered.get("dequeued_at").longValue();
-    }
-
-    @Override
-    public void close() {
-      stream.close();
-    }
-  }
-
-  static Taken takeOne(ObjectNode request) {
-    String queue = request.get("queue").textValue();
-    String jobId = id(server.enqueue(request));
-    WorkerStream stream = server.take("queue=" + queue);
-    JsonNode delivered = stream.nextJob();
-    assertThat(id(delivered)).isEqualTo(jobId);
-    return new Taken(jobId, delivered, stream);
-  }
-
+  /** A minimal job in a queue of its own, taken by a worker. */
   static Taken takeOne() {
-    return takeOne(job(uniqueName("fail"), "work"));
+    return server.takeOne(uniqueName("fail"));
   }
 
   @Nested
@@ -110,7 +74,7 @@ class FailureHttpTest {
     void jobBackoffOverrideDrivesTheDelayAndTheJobComesBack() {
       ObjectNode request = job(uniqueName("fail-backoff"), "work");
       request.putObject("backoff").put("base_ms", 100).put("exponent", 1.0).put("jitter_ms", 0);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         JsonNode failed = server.fail(taken.id(), report("transient"));
 
         // 100 ms + 1^1 s + 0 jitter.
@@ -160,7 +124,7 @@ class FailureHttpTest {
     @Test
     void retryAtBypassesAnExhaustedRetryLimit() {
       ObjectNode request = job(uniqueName("fail-bypass"), "work").put("retry_limit", 0);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         long retryAtMs = System.currentTimeMillis() + 3_600_000;
 
         JsonNode failed = server.fail(taken.id(), report("again").put("retry_at", retryAtMs));
@@ -174,7 +138,7 @@ class FailureHttpTest {
     @Test
     void failureThatExceedsTheRetryLimitKills() {
       ObjectNode request = job(uniqueName("fail-limit"), "work").put("retry_limit", 1);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         server.fail(taken.id(), report("first").put("retry_at", 0));
         assertThat(id(taken.stream().nextJob())).isEqualTo(taken.id());
 
@@ -218,7 +182,7 @@ class FailureHttpTest {
     @Test
     void zeroRetryLimitKillsOnTheFirstFailure() {
       ObjectNode request = job(uniqueName("fail-zero"), "work").put("retry_limit", 0);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         JsonNode failed = server.fail(taken.id(), report("no retries"));
 
         assertThat(failed.get("status").textValue()).isEqualTo("dead");
@@ -230,7 +194,7 @@ class FailureHttpTest {
     @Test
     void killFalseDoesNotPreventDeathByRetryLimit() {
       ObjectNode request = job(uniqueName("fail-zero-nokill"), "work").put("retry_limit", 0);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         JsonNode failed = server.fail(taken.id(), report("no retries").put("kill", false));
 
         assertThat(failed.get("status").textValue()).isEqualTo("dead");
@@ -250,7 +214,7 @@ class FailureHttpTest {
     void deadJobWithoutRetentionIsReportedDeadThenGone() {
       ObjectNode request = job(uniqueName("fail-purge"), "work");
       request.putObject("retention").put("dead_ms", 0);
-      try (Taken taken = takeOne(request)) {
+      try (Taken taken = server.takeOne(request)) {
         JsonNode failed = server.fail(taken.id(), report("gone").put("kill", true));
 
         assertThat(failed.get("status").textValue()).isEqualTo("dead");

@@ -2,11 +2,13 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.TIMEOUT;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.cli.http.ServerFixture.Taken;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -18,7 +20,6 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -30,29 +31,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * HTTP/2 cleartext with prior knowledge on the primary port (API.md §2): enqueue, acknowledge and
  * take over h2c, and the frame-level rule that a 204 carries no DATA frame.
  */
 class Http2HttpTest {
-  @TempDir static Path tempDir;
-  static ServerFixture server;
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
   static Vertx vertx;
 
   private HttpClientAgent client;
 
   @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
+  static void startVertx() {
     vertx = Vertx.vertx();
   }
 
   @AfterAll
-  static void stopServer() throws Exception {
+  static void stopVertx() throws Exception {
     await(vertx.close());
-    server.close();
   }
 
   @BeforeEach
@@ -114,8 +112,8 @@ class Http2HttpTest {
     H2Reply reply = send(HttpMethod.POST, "/jobs", request.toString());
 
     assertThat(reply.status()).isEqualTo(201);
-    String id = reply.json().get("id").textValue();
-    H2Reply fetched = send(HttpMethod.GET, "/jobs/" + id, null);
+    String jobId = id(reply.json());
+    H2Reply fetched = send(HttpMethod.GET, "/jobs/" + jobId, null);
     assertThat(fetched.json().get("payload").get("blob").textValue()).isEqualTo(blob);
   }
 
@@ -132,29 +130,22 @@ class Http2HttpTest {
 
   @Test
   void acknowledgementOverH2cIsAnEmptyNoContent() throws Exception {
-    String queue = uniqueName("h2-ack");
-    String id = server.enqueueId(queue);
-    try (WorkerStream stream = server.take("queue=" + queue)) {
-      assertThat(stream.nextJob().get("id").textValue()).isEqualTo(id);
-
-      H2Reply reply = send(HttpMethod.POST, "/jobs/" + id + "/success", null);
+    Taken taken = server.takeOne(uniqueName("h2-ack"));
+    try (taken) {
+      H2Reply reply = send(HttpMethod.POST, "/jobs/" + taken.id() + "/success", null);
 
       assertThat(reply.version()).isEqualTo(HttpVersion.HTTP_2);
       assertThat(reply.status()).isEqualTo(204);
       assertThat(reply.body().length()).isZero();
     }
-    assertThat(server.get("/jobs/" + id).status()).isEqualTo(404);
+    assertThat(server.get("/jobs/" + taken.id()).status()).isEqualTo(404);
   }
 
   @Test
   void noContentResponseEndsOnItsHeadersFrameWithoutData() throws Exception {
-    String queue = uniqueName("h2-frames");
-    String id = server.enqueueId(queue);
-    try (WorkerStream stream = server.take("queue=" + queue);
+    try (Taken taken = server.takeOne(uniqueName("h2-frames"));
         RawH2Connection h2 = new RawH2Connection(server.port())) {
-      assertThat(stream.nextJob().get("id").textValue()).isEqualTo(id);
-
-      RawH2Connection.Exchange exchange = h2.request("POST", "/jobs/" + id + "/success");
+      RawH2Connection.Exchange exchange = h2.request("POST", "/jobs/" + taken.id() + "/success");
 
       assertThat(exchange.status()).isEqualTo("204");
       assertThat(exchange.frames()).as("frames of the 204 stream")
@@ -245,7 +236,7 @@ class Http2HttpTest {
     assertThat(take.response.statusCode()).isEqualTo(200);
     assertThat(take.response.getHeader("Content-Type")).isEqualTo(ServerFixture.NDJSON_TYPE);
     JsonNode delivered = take.nextJob();
-    assertThat(delivered.get("id").textValue()).isEqualTo(first);
+    assertThat(id(delivered)).isEqualTo(first);
     assertThat(delivered.get("status").textValue()).isEqualTo("in_flight");
     assertThat(delivered.get("payload")).isEqualTo(job(queue, "x").get("payload"));
     take.assertNoJobWithin(Duration.ofMillis(200));
@@ -253,7 +244,7 @@ class Http2HttpTest {
     // Acknowledged over another stream of the same h2 connection.
     assertThat(send(HttpMethod.POST, "/jobs/" + first + "/success", null).status())
         .isEqualTo(204);
-    assertThat(take.nextJob().get("id").textValue()).isEqualTo(second);
+    assertThat(id(take.nextJob())).isEqualTo(second);
     assertThat(send(HttpMethod.POST, "/jobs/" + second + "/success", null).status())
         .isEqualTo(204);
     assertThat(take.ended).isNotDone();
@@ -269,25 +260,25 @@ class Http2HttpTest {
   @Test
   void closingTheH2ConnectionRequeuesTheJob() throws Exception {
     String queue = uniqueName("h2-close");
-    String id = server.enqueueId(queue);
+    String jobId = server.enqueueId(queue);
     H2Take take = new H2Take("queue=" + queue);
-    assertThat(take.nextJob().get("id").textValue()).isEqualTo(id);
+    assertThat(id(take.nextJob())).isEqualTo(jobId);
 
     await(client.close());
 
-    server.awaitJob(id, j -> j.get("status").textValue().equals("ready"), "ready after close");
+    server.awaitJob(jobId, j -> j.get("status").textValue().equals("ready"), "ready after close");
   }
 
   @Test
   void resettingTheTakeStreamRequeuesTheJob() throws Exception {
     String queue = uniqueName("h2-reset");
-    String id = server.enqueueId(queue);
+    String jobId = server.enqueueId(queue);
     H2Take take = new H2Take("queue=" + queue);
-    assertThat(take.nextJob().get("id").textValue()).isEqualTo(id);
+    assertThat(id(take.nextJob())).isEqualTo(jobId);
 
     take.request.reset();
 
-    server.awaitJob(id, j -> j.get("status").textValue().equals("ready"), "ready after reset");
+    server.awaitJob(jobId, j -> j.get("status").textValue().equals("ready"), "ready after reset");
     // The connection itself is still usable.
     assertThat(send(HttpMethod.GET, "/health", null).status()).isEqualTo(200);
   }

@@ -1,6 +1,7 @@
 package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,14 +15,11 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * HTTP/1.1 keep-alive (API.md §2): requests rejected before their body is read (415, 406, 400,
@@ -29,18 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * server may instead close the connection; it may never answer the wrong request.
  */
 class KeepAliveHttpTest {
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   record Response(int status, Map<String, String> headers, byte[] body) {
     JsonNode json() throws IOException {
@@ -190,7 +177,7 @@ class KeepAliveHttpTest {
             job(queue, "t" + i).toString().getBytes(StandardCharsets.UTF_8));
         assertThat(created.status()).isEqualTo(201);
         Response fetched = connection.exchange("GET",
-            "/jobs/" + created.json().get("id").textValue(), null, null);
+            "/jobs/" + id(created.json()), null, null);
         assertThat(fetched.status()).isEqualTo(200);
         assertThat(fetched.json().get("type").textValue()).isEqualTo("t" + i);
       }

@@ -1,32 +1,20 @@
 package io.sluice.cli.http;
 
+import static io.sluice.cli.http.ServerFixture.id;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.cli.http.ServerFixture.Reply;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import io.sluice.cli.http.ServerFixture.Taken;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Health, version, routing errors, query checks and path decoding (API.md §2, §3.8, §8.1). */
 class RoutingHttpTest {
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   @Nested
   class HealthAndVersion {
@@ -123,37 +111,34 @@ class RoutingHttpTest {
   class PathDecoding {
     @Test
     void fullyPercentEncodedIdFindsTheJob() {
-      String id = server.enqueueId(ServerFixture.uniqueName("decode"));
+      String jobId = server.enqueueId(ServerFixture.uniqueName("decode"));
 
-      Reply reply = server.get("/jobs/" + percentEncodeAll(id));
+      Reply reply = server.get("/jobs/" + percentEncodeAll(jobId));
 
       assertThat(reply.status()).isEqualTo(200);
-      assertThat(reply.json().get("id").textValue()).isEqualTo(id);
+      assertThat(id(reply.json())).isEqualTo(jobId);
     }
 
     @Test
     void partlyEncodedIdFindsTheJob() {
-      String id = server.enqueueId(ServerFixture.uniqueName("decode"));
-      String path = "/jobs/" + percentEncodeAll(id.substring(0, 1)) + id.substring(1);
+      String jobId = server.enqueueId(ServerFixture.uniqueName("decode"));
+      String path = "/jobs/" + percentEncodeAll(jobId.substring(0, 1)) + jobId.substring(1);
 
       Reply reply = server.get(path);
 
       assertThat(reply.status()).isEqualTo(200);
-      assertThat(reply.json().get("id").textValue()).isEqualTo(id);
+      assertThat(id(reply.json())).isEqualTo(jobId);
     }
 
     @Test
     void encodedIdWorksForAcknowledgement() {
-      String queue = ServerFixture.uniqueName("decode");
-      String id = server.enqueueId(queue);
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        assertThat(stream.nextJob().get("id").textValue()).isEqualTo(id);
-
-        Reply reply = server.post("/jobs/" + percentEncodeAll(id) + "/success");
+      Taken taken = server.takeOne(ServerFixture.uniqueName("decode"));
+      try (taken) {
+        Reply reply = server.post("/jobs/" + percentEncodeAll(taken.id()) + "/success");
 
         assertThat(reply.status()).isEqualTo(204);
       }
-      assertThat(server.get("/jobs/" + id).status()).isEqualTo(404);
+      assertThat(server.get("/jobs/" + taken.id()).status()).isEqualTo(404);
     }
 
     @Test
@@ -178,9 +163,9 @@ class RoutingHttpTest {
   void getJobShowsNullPayloadExplicitly() {
     var job = ServerFixture.job(ServerFixture.uniqueName("nullpayload"), "work");
     job.putNull("payload");
-    String id = server.enqueue(job).get("id").textValue();
+    String jobId = id(server.enqueue(job));
 
-    JsonNode stored = server.getJob(id);
+    JsonNode stored = server.getJob(jobId);
 
     assertThat(stored.has("payload")).as("with-payload shape always has payload").isTrue();
     assertThat(stored.get("payload").isNull()).isTrue();

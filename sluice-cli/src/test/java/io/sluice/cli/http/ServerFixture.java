@@ -20,22 +20,34 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /**
  * A real Sluice server (RocksDB store, engine loop, Vert.x listeners) on ephemeral ports over a
  * temporary data directory, plus a blocking HTTP/1.1 client for it. Used from the test thread
  * only; every request and wait is bounded by {@link #TIMEOUT}.
+ *
+ * <p>A test class whose tests share one server keeps it in a {@code static final} field
+ * annotated {@code @RegisterExtension} and set to {@link #perTestClass()}. The server starts
+ * before the class's first test over a new temporary directory and stops, the directory deleted,
+ * after its last; the class's {@code @Nested} classes use the same server. A test that needs a
+ * server of its own calls {@link #start(Path)} and closes it.
  */
-final class ServerFixture implements AutoCloseable {
+final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
   static final ObjectMapper JSON = new ObjectMapper(Format.unbounded(new JsonFactory()));
   static final ObjectMapper MSGPACK =
       new ObjectMapper(Format.unbounded(new MessagePackFactory()));
@@ -47,27 +59,73 @@ final class ServerFixture implements AutoCloseable {
 
   private static final AtomicInteger NAMES = new AtomicInteger();
 
-  private final Path dataDir;
   private final EngineConfig engineConfig;
   private final HttpClient http;
+  private Path dataDir;
   private SluiceServer server;
 
-  private ServerFixture(Path dataDir, EngineConfig engineConfig) {
-    this.dataDir = dataDir;
+  /** Set only on a {@link #perTestClass()} fixture while its test class runs. */
+  private Class<?> testClass;
+  private Path ownTempDir;
+
+  private ServerFixture(EngineConfig engineConfig) {
     this.engineConfig = engineConfig;
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT)
         .build();
-    this.server = boot();
   }
 
+  /** A server for one test class, started and stopped by JUnit (see the class comment). */
+  static ServerFixture perTestClass() {
+    return new ServerFixture(EngineConfig.defaults());
+  }
+
+  /** A server over {@code tempDir}, started now; the caller closes it. */
   static ServerFixture start(Path tempDir) {
-    return new ServerFixture(tempDir.resolve("data"), EngineConfig.defaults());
+    return start(tempDir, EngineConfig.defaults());
   }
 
   static ServerFixture start(Path tempDir, EngineConfig engineConfig) {
-    return new ServerFixture(tempDir.resolve("data"), engineConfig);
+    ServerFixture fixture = new ServerFixture(engineConfig);
+    fixture.dataDir = tempDir.resolve("data");
+    fixture.server = fixture.boot();
+    return fixture;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws IOException {
+    if (testClass != null) {
+      return; // a @Nested class inherits the extension and shares the enclosing class's server
+    }
+    testClass = context.getRequiredTestClass();
+    ownTempDir = Files.createTempDirectory("sluice-http-test-");
+    dataDir = ownTempDir.resolve("data");
+    server = boot();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws IOException {
+    if (context.getRequiredTestClass() != testClass) {
+      return; // the end of a @Nested class, not of the class that started the server
+    }
+    testClass = null;
+    try {
+      close();
+    } finally {
+      if (ownTempDir != null) {
+        deleteRecursively(ownTempDir);
+        ownTempDir = null;
+      }
+    }
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
   }
 
   private SluiceServer boot() {
@@ -86,6 +144,10 @@ final class ServerFixture implements AutoCloseable {
   }
 
   int port() {
+    if (server == null) {
+      throw new IllegalStateException("server not running: closed, or a perTestClass() fixture "
+          + "used outside its test class or not in a static @RegisterExtension field");
+    }
     return server.port();
   }
 
@@ -96,7 +158,10 @@ final class ServerFixture implements AutoCloseable {
 
   @Override
   public void close() {
-    server.close();
+    if (server != null) {
+      server.close();
+      server = null;
+    }
   }
 
   // ---- raw requests --------------------------------------------------------------------------
@@ -205,6 +270,11 @@ final class ServerFixture implements AutoCloseable {
 
   // ---- job helpers ---------------------------------------------------------------------------
 
+  /** The {@code id} member of a job as the API returns it. */
+  static String id(JsonNode job) {
+    return job.get("id").textValue();
+  }
+
   /** A minimal valid enqueue request with an object payload. */
   static ObjectNode job(String queue, String type) {
     ObjectNode job = JSON.createObjectNode();
@@ -226,7 +296,7 @@ final class ServerFixture implements AutoCloseable {
   }
 
   String enqueueId(String queue) {
-    return enqueue(queue, "work").get("id").textValue();
+    return id(enqueue(queue, "work"));
   }
 
   /** GET /jobs/{id} asserting 200. */
@@ -267,6 +337,41 @@ final class ServerFixture implements AutoCloseable {
     return reply.json();
   }
 
+  /** A job that a worker has taken: it is in flight until acknowledged or the stream closes. */
+  record Taken(String id, JsonNode delivered, WorkerStream stream) implements AutoCloseable {
+    long dequeuedAtMs() {
+      return delivered.get("dequeued_at").longValue();
+    }
+
+    @Override
+    public void close() {
+      stream.close();
+    }
+  }
+
+  /**
+   * Enqueues {@code request}, opens a take stream on its queue and asserts that the job is the
+   * first delivered. The stream stays open in the returned {@link Taken}.
+   */
+  Taken takeOne(ObjectNode request) {
+    String queue = request.get("queue").textValue();
+    String jobId = id(enqueue(request));
+    WorkerStream stream = take("queue=" + queue);
+    try {
+      JsonNode delivered = stream.nextJob();
+      assertThat(id(delivered)).isEqualTo(jobId);
+      return new Taken(jobId, delivered, stream);
+    } catch (RuntimeException | Error e) {
+      stream.close();
+      throw e;
+    }
+  }
+
+  /** {@link #takeOne(ObjectNode)} for a minimal job in {@code queue}, as {@link #enqueueId}. */
+  Taken takeOne(String queue) {
+    return takeOne(job(queue, "work"));
+  }
+
   WorkerStream take(String query) {
     return take(query, null);
   }
@@ -288,19 +393,19 @@ final class ServerFixture implements AutoCloseable {
     String sentinelQueue = queue == null ? uniqueName("sentinel") : queue;
     ObjectNode sentinel = job(sentinelQueue, "sentinel");
     sentinel.put("priority", 65535);
-    String sentinelId = enqueue(sentinel).get("id").textValue();
+    String sentinelId = id(enqueue(sentinel));
     String filter = queue == null ? "" : "queue=" + queue + "&";
     List<JsonNode> received = new ArrayList<>();
     try (WorkerStream stream = take(filter + "prefetch=0")) {
       JsonNode next = stream.nextJob();
       received.add(next);
-      while (!next.get("id").textValue().equals(sentinelId)) {
+      while (!id(next).equals(sentinelId)) {
         next = stream.nextJob();
         received.add(next);
       }
       stream.assertNoJobWithin(Duration.ofMillis(50));
       for (JsonNode job : received) {
-        ack(job.get("id").textValue());
+        ack(id(job));
       }
     }
     assertThat(received).as("runnable jobs besides the sentinel %s", sentinelId).hasSize(1);

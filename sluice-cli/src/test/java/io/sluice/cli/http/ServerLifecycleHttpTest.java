@@ -1,6 +1,7 @@
 package io.sluice.cli.http;
 
 import static io.sluice.cli.http.ServerFixture.JSON;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,10 +31,6 @@ class ServerLifecycleHttpTest {
   @AfterEach
   void stopServer() {
     server.close();
-  }
-
-  static String id(JsonNode job) {
-    return job.get("id").textValue();
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.sluice.cli.http;
 import static io.sluice.cli.http.ServerFixture.JSON;
 import static io.sluice.cli.http.ServerFixture.MSGPACK_STREAM_TYPE;
 import static io.sluice.cli.http.ServerFixture.NDJSON_TYPE;
+import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,10 +18,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -30,22 +30,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * heartbeats and requeue on disconnect. Each test uses its own queues.
  */
 class TakeStreamHttpTest {
-  @TempDir static Path tempDir;
-  static ServerFixture server;
-
-  @BeforeAll
-  static void startServer() {
-    server = ServerFixture.start(tempDir);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
-  static String id(JsonNode job) {
-    return job.get("id").textValue();
-  }
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   static ObjectNode richPayloadJob(String queue) {
     ObjectNode request = job(queue, "render");
@@ -237,12 +222,7 @@ class TakeStreamHttpTest {
       String inA = server.enqueueId(a);
       String inB = server.enqueueId(b);
 
-      try (WorkerStream stream = server.take("queue=," + a + ",," + b + ",&prefetch=0")) {
-        Set<String> got = Set.of(id(stream.nextJob()), id(stream.nextJob()));
-        assertThat(got).containsExactlyInAnyOrder(inA, inB);
-        server.ack(inA);
-        server.ack(inB);
-      }
+      assertStreamDeliversBoth("queue=," + a + ",," + b + ",&prefetch=0", inA, inB);
     }
 
     @Test
@@ -254,12 +234,7 @@ class TakeStreamHttpTest {
 
       // "%2C" is a comma once decoded and "+" is a space.
       String query = "queue=" + a + "%2C" + spaced.replace(' ', '+') + "&prefetch=0";
-      try (WorkerStream stream = server.take(query)) {
-        Set<String> got = Set.of(id(stream.nextJob()), id(stream.nextJob()));
-        assertThat(got).containsExactlyInAnyOrder(inA, inSpaced);
-        server.ack(inA);
-        server.ack(inSpaced);
-      }
+      assertStreamDeliversBoth(query, inA, inSpaced);
     }
 
     @Test
@@ -299,6 +274,19 @@ class TakeStreamHttpTest {
       }
       assertThat(received).doesNotHaveDuplicates();
       assertThat(new HashSet<>(received)).isEqualTo(enqueued);
+    }
+
+    /**
+     * Opens a take stream with {@code query}, asserts that its first two jobs are {@code first}
+     * and {@code second} in either order, and acknowledges both.
+     */
+    private void assertStreamDeliversBoth(String query, String first, String second) {
+      try (WorkerStream stream = server.take(query)) {
+        Set<String> got = Set.of(id(stream.nextJob()), id(stream.nextJob()));
+        assertThat(got).containsExactlyInAnyOrder(first, second);
+        server.ack(first);
+        server.ack(second);
+      }
     }
   }
 
@@ -539,7 +527,7 @@ class TakeStreamHttpTest {
           server.enqueueId(queue), server.enqueueId(queue), server.enqueueId(queue));
 
       try (WorkerStream first = server.take("queue=" + queue + "&prefetch=3")) {
-        assertThat(first.nextJobs(3)).extracting(TakeStreamHttpTest::id)
+        assertThat(first.nextJobs(3)).extracting(ServerFixture::id)
             .containsExactlyElementsOf(ids);
       }
 
@@ -547,7 +535,7 @@ class TakeStreamHttpTest {
         server.awaitJob(jobId, j -> j.get("status").textValue().equals("ready"), "ready");
       }
       try (WorkerStream second = server.take("queue=" + queue + "&prefetch=0")) {
-        assertThat(second.nextJobs(3)).extracting(TakeStreamHttpTest::id)
+        assertThat(second.nextJobs(3)).extracting(ServerFixture::id)
             .containsExactlyElementsOf(ids);
         ids.forEach(server::ack);
       }
