@@ -46,6 +46,7 @@ public final class ApiServer implements AutoCloseable {
     new JobRoutes(vertx, engine, store, clock, new JobIdGenerator(), config, streams)
         .register(primaryRoutes);
     new BudgetRoutes(engine).register(primaryRoutes);
+    new BindingRoutes(engine).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
   }
 

@@ -1,10 +1,12 @@
 package io.sluice.engine;
 
 import io.sluice.engine.budget.Binding;
+import io.sluice.engine.budget.BindingChange;
 import io.sluice.engine.budget.BindingPlan;
 import io.sluice.engine.budget.Budget;
 import io.sluice.engine.budget.BudgetBook;
 import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.BulkRebindResult;
 import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.ReadyIndex;
@@ -17,6 +19,7 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
+import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.schedule.DeadlineIndex;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
@@ -61,6 +64,46 @@ public final class Engine {
       @Override
       public void withdraw(Job job) {
         ready.remove(job);
+      }
+    });
+  }
+
+  /** Changes one queued job's bindings; answers the job without payload. */
+  public JobSnapshot changeBindings(JobId id, BindingChange change, long nowMs) {
+    Job job = visible(id, nowMs, "job not found");
+    rebinder().changeOne(job, change, nowMs);
+    return job.snapshot(false);
+  }
+
+  /** Changes the bindings of every queued job the filter selects. */
+  public BulkRebindResult changeBindingsWhere(JobFilter filter, BindingChange change,
+      long nowMs) {
+    return rebinder().changeAll(jobs.values(), filter, change, nowMs);
+  }
+
+  private JobRebinder rebinder() {
+    return new JobRebinder(budgets, new JobRebinder.Hooks() {
+      @Override
+      public void detach(Job job, long nowMs) {
+        if (job.status() == JobStatus.READY) {
+          if (job.budgets().isEmpty()) {
+            ready.remove(job);
+          } else {
+            budgets.unpark(job, nowMs);
+          }
+        }
+      }
+
+      @Override
+      public void attach(Job job, long nowMs) {
+        if (job.status() == JobStatus.READY) {
+          makeReady(job, nowMs);
+        }
+      }
+
+      @Override
+      public void write(Mutation mutation) {
+        turn.write(mutation);
       }
     });
   }

@@ -66,6 +66,24 @@ public final class Exchange {
     return rawBody().map(bytes -> decode(requestFormat(), bytes));
   }
 
+  /** Like {@link #body}, but an absent or empty body reads as {@code {}}. */
+  public Future<JsonNode> optionalBody() {
+    Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+    if (format == null) {
+      return Future.failedFuture(new Negotiation.UnsupportedMediaType());
+    }
+    return request.body().map(buffer -> buffer.length() == 0
+        ? Format.JSON.mapper().createObjectNode()
+        : decode(format, checked(format, buffer.getBytes())));
+  }
+
+  private static byte[] checked(Format format, byte[] bytes) {
+    if (format == Format.MSGPACK) {
+      MsgpackValidator.check(bytes);
+    }
+    return bytes;
+  }
+
   /**
    * The body bytes, checked to be a non-empty document of a supported media type (MessagePack
    * also within the JSON data model), for endpoints that stream-parse it themselves.
@@ -80,10 +98,7 @@ public final class Exchange {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
-      if (format == Format.MSGPACK) {
-        MsgpackValidator.check(bytes);
-      }
-      return bytes;
+      return checked(format, bytes);
     });
   }
 
