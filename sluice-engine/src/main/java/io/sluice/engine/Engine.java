@@ -27,6 +27,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job state machine: every state change is a method here, applied on one thread with the
@@ -39,6 +41,7 @@ import java.util.Set;
  * {@link Turn}.
  */
 public final class Engine {
+  private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
   private final EngineConfig config;
   private final Map<JobId, Job> jobs = new HashMap<>();
   private final ReadyIndex ready = new ReadyIndex();
@@ -136,10 +139,17 @@ public final class Engine {
     jobs.put(job.id(), job);
     if (job.status().isTerminal()) {
       retained.add(job);
-    } else {
-      budgets.track(job);
-      index(job, nowMs);
+      return;
     }
+    List<Binding> known = job.budgets().stream().filter(b -> budgets.get(b.key()) != null).toList();
+    if (known.size() != job.budgets().size()) {
+      // Deleting a budget is refused while unfinished jobs use it, so only a damaged store gets
+      // here; a binding the server cannot enforce must not hold the job forever.
+      LOG.warn("job {} is bound to budgets that do not exist; dropping those bindings", job.id());
+      job.budgets(known);
+    }
+    budgets.track(job);
+    index(job, nowMs);
   }
 
   // ---- enqueue -------------------------------------------------------------------------------
