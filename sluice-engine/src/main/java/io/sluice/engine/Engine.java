@@ -49,6 +49,7 @@ public final class Engine {
   private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
   private final Dispatcher dispatcher;
   private final BudgetBook budgets;
+  private final NameCache names = new NameCache();
   private Turn turn = new Turn();
   private long cachedPayloadBytes;
   private long nextReapAtMs;
@@ -135,7 +136,8 @@ public final class Engine {
 
   /** Loads stored jobs at start-up; jobs that were in flight come back ready. */
   public void recover(JobSnapshot stored, long nowMs) {
-    Job job = Job.fromSnapshot(stored);
+    Job job = Job.fromSnapshot(stored.withNames(
+        names.canonical(stored.type()), names.canonical(stored.queue())));
     jobs.put(job.id(), job);
     if (job.status().isTerminal()) {
       retained.add(job);
@@ -187,7 +189,8 @@ public final class Engine {
     long readyAtMs = request.readyAtMs() == null ? nowMs : request.readyAtMs();
     JobStatus status = readyAtMs > nowMs ? JobStatus.SCHEDULED : JobStatus.READY;
     Job job =
-        new Job(request.id(), request.type(), request.queue(), request.priority(), status, readyAtMs);
+        new Job(request.id(), names.canonical(request.type()), names.canonical(request.queue()),
+            request.priority(), status, readyAtMs);
     job.retryLimit(request.retryLimit());
     job.backoff(request.backoff());
     job.retention(request.retention());

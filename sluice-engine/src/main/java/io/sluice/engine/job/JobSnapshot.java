@@ -42,6 +42,12 @@ public record JobSnapshot(
         dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
   }
 
+  public JobSnapshot withNames(String newType, String newQueue) {
+    return new JobSnapshot(
+        id, newType, newQueue, priority, status, readyAtMs, attempts, retryLimit, backoff,
+        retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
+  }
+
   public JobSnapshot withPayload(byte[] newPayload) {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
