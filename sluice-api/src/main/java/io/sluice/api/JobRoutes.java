@@ -33,7 +33,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** The job endpoints of API.md §8.1–§8.7 and §8.11–§8.13. */
+/** The job endpoints of API.md §8.1–§8.8, §8.11–§8.14 and §10. */
 final class JobRoutes {
   private static final Set<String> NO_PARAMS = Set.of();
   private static final Set<String> TAKE_PARAMS = Set.of("queue", "prefetch");
@@ -68,6 +68,9 @@ final class JobRoutes {
         .add(HttpMethod.GET, "/jobs/take", (ex, p) -> take(ex))
         .add(HttpMethod.POST, "/jobs/success", (ex, p) -> completeBulk(ex))
         .add(HttpMethod.GET, "/jobs/{id}", (ex, p) -> get(ex, p.get(0)))
+        .add(HttpMethod.DELETE, "/jobs/{id}", (ex, p) -> delete(ex, p.get(0)))
+        .add(HttpMethod.GET, "/queues", (ex, p) -> queues(ex))
+        .add(HttpMethod.POST, "/reset", (ex, p) -> reset(ex))
         .add(HttpMethod.POST, "/jobs/{id}/success", (ex, p) -> complete(ex, p.get(0)))
         .add(HttpMethod.POST, "/jobs/{id}/failure", (ex, p) -> fail(ex, p.get(0)))
         .add(HttpMethod.GET, "/jobs/{id}/errors", (ex, p) -> errors(ex, p.get(0)))
@@ -328,6 +331,39 @@ final class JobRoutes {
       }
       ex.send(200, gen -> JobWriter.writeJob(gen, job, payload));
     });
+  }
+
+  private void delete(Exchange ex, String rawId) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    JobId id = JobId.parseOrNull(rawId);
+    ex.respond(engine.call((eng, nowMs) -> {
+      eng.delete(id, nowMs);
+      return null;
+    }), done -> ex.noContent());
+  }
+
+  private void queues(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(engine.call((eng, nowMs) -> eng.queueNames()), names -> ex.send(200, gen -> {
+      gen.writeStartObject();
+      gen.writeArrayFieldStart("queues");
+      for (String name : names) {
+        gen.writeString(name);
+      }
+      gen.writeEndArray();
+      gen.writeEndObject();
+    }));
+  }
+
+  private void reset(Exchange ex) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(engine.call((eng, nowMs) -> {
+      eng.reset(nowMs);
+      return null;
+    }), done -> ex.noContent());
   }
 
   private void errors(Exchange ex, String rawId) {

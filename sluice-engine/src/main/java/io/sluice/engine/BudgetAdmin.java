@@ -86,6 +86,14 @@ public final class BudgetAdmin {
     writes.accept(new Mutation.DeleteBudget(key));
   }
 
+  /** Removes every budget (reset); callers delete the jobs that used them first. */
+  void deleteAll() {
+    for (Budget budget : book.sortedByKey()) {
+      book.remove(budget);
+      writes.accept(new Mutation.DeleteBudget(budget.key()));
+    }
+  }
+
   private BudgetView stored(Budget budget) {
     BudgetView view = budget.view();
     writes.accept(new Mutation.PutBudget(view));

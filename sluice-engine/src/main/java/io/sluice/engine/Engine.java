@@ -50,6 +50,8 @@ public final class Engine {
   private final Dispatcher dispatcher;
   private final BudgetBook budgets;
   private final NameCache names = new NameCache();
+  /** Jobs held per queue name, so that listing queues never scans jobs. */
+  private final Map<String, Integer> queueSizes = new HashMap<>();
   private Turn turn = new Turn();
   private long cachedPayloadBytes;
   private long nextReapAtMs;
@@ -138,7 +140,7 @@ public final class Engine {
   public void recover(JobSnapshot stored, long nowMs) {
     Job job = Job.fromSnapshot(stored.withNames(
         names.canonical(stored.type()), names.canonical(stored.queue())));
-    jobs.put(job.id(), job);
+    remember(job);
     if (job.status().isTerminal()) {
       retained.add(job);
       return;
@@ -195,7 +197,7 @@ public final class Engine {
     job.backoff(request.backoff());
     job.retention(request.retention());
     job.budgets(bindings);
-    jobs.put(job.id(), job);
+    remember(job);
     budgets.track(job);
     JobSnapshot snapshot = job.snapshot(false);
     turn.enqueueWrite(new Mutation.PutJob(snapshot));
@@ -392,13 +394,74 @@ public final class Engine {
       job.completedAtMs(nowMs);
     }
     if (retentionMs == 0) {
-      jobs.remove(job.id());
-      turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+      forget(job);
       return;
     }
     job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
     retained.add(job);
     turn.write(new Mutation.PutJob(job.snapshot(false)));
+  }
+
+  /** Adds a job to the live set. */
+  private void remember(Job job) {
+    jobs.put(job.id(), job);
+    queueSizes.merge(job.queue(), 1, Integer::sum);
+  }
+
+  /** Removes a job for good: from the live set and, with its payload and errors, from disk. */
+  private void forget(Job job) {
+    takePayload(job);
+    jobs.remove(job.id());
+    queueSizes.computeIfPresent(job.queue(), (queue, n) -> n == 1 ? null : n - 1);
+    turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+  }
+
+  // ---- deletion ------------------------------------------------------------------------------
+
+  /**
+   * Deletes a job in any status (API.md §8.14): an in-flight job's stream slot and budget tokens
+   * are released, and its worker's later ack finds nothing.
+   */
+  public void delete(JobId id, long nowMs) {
+    Job job = visible(id, nowMs, "job not found");
+    detach(job, nowMs);
+    forget(job);
+  }
+
+  /** Deletes every job, then every budget (API.md §10; cron groups come first once they exist). */
+  public void reset(long nowMs) {
+    for (Job job : List.copyOf(jobs.values())) {
+      detach(job, nowMs);
+      forget(job);
+    }
+    budgetAdmin().deleteAll();
+  }
+
+  /** Takes a job out of whatever index, stream or budget holds it. */
+  private void detach(Job job, long nowMs) {
+    switch (job.status()) {
+      case READY -> {
+        if (job.budgets().isEmpty()) {
+          ready.remove(job);
+        } else {
+          budgets.unpark(job, nowMs);
+        }
+      }
+      case SCHEDULED -> scheduled.remove(job);
+      case IN_FLIGHT -> {
+        dispatcher.release(job);
+        budgets.release(job, nowMs);
+      }
+      case COMPLETED, DEAD -> retained.remove(job);
+    }
+    if (!job.status().isTerminal()) {
+      budgets.untrack(job);
+    }
+  }
+
+  /** Queue names of every stored job, in byte order (API.md §8.8). */
+  public List<String> queueNames() {
+    return queueSizes.keySet().stream().sorted(Names.BYTE_ORDER).toList();
   }
 
   private static long effective(Long override, long serverDefault) {
@@ -435,8 +498,7 @@ public final class Engine {
   private void reap(long nowMs) {
     List<Job> expired = retained.pollDue(nowMs, 1000);
     for (Job job : expired) {
-      jobs.remove(job.id());
-      turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+      forget(job);
     }
     // A full batch means more may be due: reap again next turn rather than after the interval.
     nextReapAtMs = expired.size() == 1000 ? nowMs : nowMs + config.reaperIntervalMs();

@@ -1,8 +1,26 @@
 package io.sluice.engine;
 
+import java.util.Comparator;
+
 /** The naming rules shared by queues, types, cron names and budget keys (API.md §3.7). */
 public final class Names {
   private static final String RESERVED = "*?[]{}\\";
+
+  /** Sorts names in UTF-8 byte order, which is code point order (not UTF-16 order). */
+  public static final Comparator<String> BYTE_ORDER = (a, b) -> {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      int ca = a.codePointAt(i);
+      int cb = b.codePointAt(j);
+      if (ca != cb) {
+        return Integer.compare(ca, cb);
+      }
+      i += Character.charCount(ca);
+      j += Character.charCount(cb);
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
+  };
 
   private Names() {}
 

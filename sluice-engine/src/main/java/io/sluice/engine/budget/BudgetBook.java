@@ -1,5 +1,6 @@
 package io.sluice.engine.budget;
 
+import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.schedule.DeadlineIndex;
@@ -27,22 +28,6 @@ public final class BudgetBook {
     void withdraw(Job job);
   }
 
-  private static final Comparator<String> BYTE_ORDER = (a, b) -> {
-    // UTF-8 byte order equals code point order.
-    int i = 0;
-    int j = 0;
-    while (i < a.length() && j < b.length()) {
-      int ca = a.codePointAt(i);
-      int cb = b.codePointAt(j);
-      if (ca != cb) {
-        return Integer.compare(ca, cb);
-      }
-      i += Character.charCount(ca);
-      j += Character.charCount(cb);
-    }
-    return Integer.compare(a.length() - i, b.length() - j);
-  };
-
   private final Map<String, Budget> budgets = new HashMap<>();
   private final int maxBudgets;
   private final Candidates candidates;
@@ -61,7 +46,7 @@ public final class BudgetBook {
 
   public List<Budget> sortedByKey() {
     List<Budget> all = new ArrayList<>(budgets.values());
-    all.sort(Comparator.comparing(Budget::key, BYTE_ORDER));
+    all.sort(Comparator.comparing(Budget::key, Names.BYTE_ORDER));
     return all;
   }
 
