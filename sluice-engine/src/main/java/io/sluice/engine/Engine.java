@@ -309,7 +309,9 @@ public final class Engine {
   /** Hands every dispatchable job to a stream with a free slot. */
   public void dispatch(long nowMs) {
     dispatcher.dispatch(
-        job -> job.budgets().isEmpty() || budgets.admit(job, nowMs),
+        (job, queues) -> job.budgets().isEmpty()
+            ? BudgetBook.Admission.ADMIT
+            : budgets.admit(job, queues, nowMs),
         (job, session) -> {
           job.status(JobStatus.IN_FLIGHT);
           job.dequeuedAtMs(nowMs);

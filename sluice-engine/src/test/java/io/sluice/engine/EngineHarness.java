@@ -1,5 +1,10 @@
 package io.sluice.engine;
 
+import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.PolicyPatch;
+import io.sluice.engine.budget.PolicySpec;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.BackoffPolicy;
@@ -29,15 +34,20 @@ import java.util.Set;
 public final class EngineHarness {
   private final ManualClock clock;
   private final Engine engine;
-  private final JobIdGenerator ids = new JobIdGenerator();
+  private final JobIdGenerator ids;
   private final List<Mutation> mutations = new ArrayList<>();
   private List<Mutation> lastTurn = List.of();
   /** Jobs handed to any worker during the current {@link #dispatch()} call. */
   private final List<JobSnapshot> deliveredThisTurn = new ArrayList<>();
 
   private EngineHarness(EngineConfig config, ManualClock clock) {
+    this(config, clock, new JobIdGenerator());
+  }
+
+  private EngineHarness(EngineConfig config, ManualClock clock, JobIdGenerator ids) {
     this.clock = clock;
     this.engine = new Engine(config);
+    this.ids = ids;
   }
 
   public static EngineHarness create() {
@@ -87,9 +97,133 @@ public final class EngineHarness {
     for (JobSpec spec : specs) {
       requests.add(spec.toNewJob(ids.next(nowMs())));
     }
-    List<JobSnapshot> created = engine.enqueue(requests, nowMs());
-    endTurn();
-    return created;
+    try {
+      return engine.enqueue(requests, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  /**
+   * Enqueues the jobs as one bulk request ({@code POST /jobs/bulk}): all or none, and a binding
+   * failure names the job by index.
+   */
+  public List<JobSnapshot> enqueueBulk(JobSpec... specs) {
+    List<NewJob> requests = new ArrayList<>(specs.length);
+    for (JobSpec spec : specs) {
+      requests.add(spec.toNewJob(ids.next(nowMs())));
+    }
+    try {
+      return engine.enqueue(requests, true, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  // ---- budgets -------------------------------------------------------------------------------
+
+  /** A concurrency budget policy: {@code allocation} tokens held while jobs are in flight. */
+  public static PolicySpec whileInFlight(long allocation) {
+    return new PolicySpec(allocation, "while_in_flight", null, null);
+  }
+
+  /** A rate budget policy: {@code allocation} tokens per {@code duration}, burst defaulted. */
+  public static PolicySpec timeBased(long allocation, Duration duration) {
+    return new PolicySpec(allocation, "time_based", duration.toMillis(), null);
+  }
+
+  public static PolicySpec timeBased(long allocation, Duration duration, long burst) {
+    return new PolicySpec(allocation, "time_based", duration.toMillis(), burst);
+  }
+
+  /** The budget resource, for reads; use the turn-wrapped helpers below for changes. */
+  public BudgetAdmin budgets() {
+    return engine.budgetAdmin();
+  }
+
+  /** Creates or replaces a budget ({@code PUT /budgets/{key}}) in one turn; for chaining. */
+  public EngineHarness budget(String key, PolicySpec spec) {
+    putBudget(key, spec);
+    return this;
+  }
+
+  public BudgetView createBudget(String key, PolicySpec spec) {
+    try {
+      return budgets().create(key, spec, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  public BudgetView putBudget(String key, PolicySpec spec) {
+    try {
+      return budgets().put(key, spec, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  public BudgetView patchBudget(String key, PolicyPatch patch) {
+    try {
+      return budgets().patch(key, patch, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  /** {@code PATCH /budgets/{key} {"allocation": n}}. */
+  public BudgetView patchAllocation(String key, long allocation) {
+    return patchBudget(key, new PolicyPatch(allocation, null, null, null, false));
+  }
+
+  public void deleteBudget(String key) {
+    try {
+      budgets().delete(key);
+    } finally {
+      endTurn();
+    }
+  }
+
+  private Budget liveBudget(String key) {
+    Budget budget = engine.budgets().get(key);
+    if (budget == null) {
+      throw new IllegalArgumentException("no budget " + key);
+    }
+    return budget;
+  }
+
+  /**
+   * The whole tokens budget {@code key} holds as of its last settlement (the drip since then is
+   * not added, so reading never changes the bucket).
+   */
+  public long tokens(String key) {
+    return liveBudget(key).bucket().tokens();
+  }
+
+  /** The slots budget {@code key} still owes after being narrowed below what runs. */
+  public long debt(String key) {
+    return liveBudget(key).bucket().debt();
+  }
+
+  /** How many ready jobs wait in budget {@code key}'s waiting queues. */
+  public int parkedCount(String key) {
+    return liveBudget(key).parkedCount();
+  }
+
+  /**
+   * A fresh engine on the same clock and configuration, loaded the way start-up loads one: every
+   * budget this engine holds (policies only, buckets full), then the given stored job records.
+   */
+  public EngineHarness restart(List<JobSnapshot> stored) {
+    EngineHarness fresh = new EngineHarness(engine.config(), clock, ids);
+    for (BudgetView budget : budgets().list()) {
+      fresh.engine.recoverBudget(budget, nowMs());
+    }
+    for (JobSnapshot snapshot : stored) {
+      fresh.engine.recover(snapshot.withPayload(null), nowMs());
+    }
+    fresh.endTurn();
+    return fresh;
   }
 
   // ---- workers and dispatch ------------------------------------------------------------------
@@ -141,6 +275,15 @@ public final class EngineHarness {
   public void ack(JobId id) {
     engine.complete(id, nowMs());
     endTurn();
+  }
+
+  /** {@code POST /jobs/success}: completes the in-flight ones; returns the ids that were not. */
+  public List<String> completeAll(JobId... ids) {
+    try {
+      return engine.completeAll(Arrays.stream(ids).map(JobId::toString).toList(), nowMs());
+    } finally {
+      endTurn();
+    }
   }
 
   /** Fails with a plain message and no jitter. */
@@ -242,6 +385,7 @@ public final class EngineHarness {
     private BackoffPolicy backoff;
     private RetentionPolicy retention;
     private byte[] payload = "{}".getBytes(StandardCharsets.UTF_8);
+    private final List<BindingRequest> budgets = new ArrayList<>();
 
     private JobSpec(String queue) {
       this.queue = queue;
@@ -282,9 +426,26 @@ public final class EngineHarness {
       return this;
     }
 
+    /** Binds the job to an existing budget at cost 1 (the default). */
+    public JobSpec budget(String key) {
+      budgets.add(new BindingRequest(key, null, null));
+      return this;
+    }
+
+    public JobSpec budget(String key, long cost) {
+      budgets.add(new BindingRequest(key, cost, null));
+      return this;
+    }
+
+    /** Binds the job, creating the budget with {@code createWith} if it does not exist. */
+    public JobSpec budget(String key, Long cost, PolicySpec createWith) {
+      budgets.add(new BindingRequest(key, cost, createWith));
+      return this;
+    }
+
     NewJob toNewJob(JobId id) {
-      return new NewJob(
-          id, type, queue, priority, readyAtMs, retryLimit, backoff, retention, payload);
+      return new NewJob(id, type, queue, priority, readyAtMs, retryLimit, backoff, retention,
+          payload, List.copyOf(budgets));
     }
   }
 }

@@ -3,7 +3,10 @@ package io.sluice.engine.budget;
 import io.sluice.engine.job.Job;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -28,6 +31,11 @@ public final class Budget {
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
   private int parkedCount;
+  /**
+   * Heads (of this or another budget) last found unable to pay because of this budget; a release,
+   * refill or policy change here looks at them again. Entries may be stale: they are checked.
+   */
+  private final Set<Job> blockedHeads = new LinkedHashSet<>();
 
   Budget(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs, long nowMs) {
     this.key = key;
@@ -97,6 +105,39 @@ public final class Budget {
 
   Iterable<String> queuesWithParkedJobs() {
     return parkedByQueue.keySet();
+  }
+
+  /**
+   * True when no parked job of this budget in the given queues (all when null) comes before
+   * {@code job}: the job is this budget's head for a worker taking those queues.
+   */
+  boolean isHeadFor(Job job, Set<String> queues) {
+    if (queues == null) {
+      for (TreeSet<Job> waiting : parkedByQueue.values()) {
+        if (WAITING_ORDER.compare(waiting.first(), job) < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+    for (String queue : queues) {
+      TreeSet<Job> waiting = parkedByQueue.get(queue);
+      if (waiting != null && WAITING_ORDER.compare(waiting.first(), job) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void blocks(Job head) {
+    blockedHeads.add(head);
+  }
+
+  /** Hands over (and forgets) the heads this budget blocked. */
+  List<Job> takeBlockedHeads() {
+    List<Job> heads = List.copyOf(blockedHeads);
+    blockedHeads.clear();
+    return heads;
   }
 
   public int parkedCount() {

@@ -9,16 +9,18 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Every budget and the dispatch rules of BUDGETS.md §5–§6: parking, head selection, all-or-nothing
  * acquisition, token release and the lazy wake-up.
  *
- * <p>Owned by the engine thread. Only the head of a budget's waiting queue (per job queue) is ever
- * evaluated; an affordable head is offered to the engine's dispatchable index, a head blocked by
- * the drip arms one wake-up at the instant it becomes affordable, and a head blocked by a
- * concurrency budget waits for that budget's next release. Nothing scans parked jobs, and unbound
- * jobs never reach this class.
+ * <p>Owned by the engine thread. Only the head of a budget's waiting queue (one per job queue) is
+ * ever evaluated; an affordable head is offered to the engine's dispatchable index, a head blocked
+ * by the drip arms one wake-up at the instant it becomes affordable, and every budget that cannot
+ * pay remembers the head it blocks, to look at it again on its next release or policy change.
+ * At dispatch a head must also come first in its budget across the worker's queues. Nothing
+ * scans parked jobs, and unbound jobs never reach this class.
  */
 public final class BudgetBook {
   /** The engine's dispatchable index, which holds affordable budget heads beside unbound jobs. */
@@ -78,7 +80,7 @@ public final class BudgetBook {
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
     budget.replace(policy, nowMs);
-    evaluateHeads(budget, nowMs);
+    wake(budget, nowMs);
   }
 
   public void remove(Budget budget) {
@@ -165,29 +167,43 @@ public final class BudgetBook {
     }
   }
 
+  /** What dispatch may do with a candidate for one worker. */
+  public enum Admission {
+    /** Dispatch it: its tokens are taken and it left its waiting queues. */
+    ADMIT,
+    /** Not this worker's: another parked job of its budget comes first in the worker's queues. */
+    SKIP,
+    /** Not dispatchable now for anyone: it left the ready index until its next chance. */
+    DROP
+  }
+
   /**
-   * Tries to dispatch a candidate: it must still head one of its budgets, and every budget must
-   * pay its full cost now (all or nothing). On success the tokens are taken and the job leaves its
-   * waiting queues; on failure nothing is taken and the job waits for its next chance.
+   * Tries to dispatch a candidate to a worker taking {@code queues} (all when null): it must head
+   * one of its budgets within those queues (strict FIFO per budget, §5.2), and every budget must
+   * pay its full cost now (all or nothing). On success the tokens are taken and the job leaves
+   * its waiting queues; otherwise nothing is taken.
    */
-  public boolean admit(Job job, long nowMs) {
+  public Admission admit(Job job, Set<String> queues, long nowMs) {
     if (!job.parked() || !isHeadOfAny(job)) {
       candidates.withdraw(job);
-      return false;
+      return Admission.DROP;
+    }
+    if (!isHeadOfAnyFor(job, queues)) {
+      return Admission.SKIP;
     }
     for (Binding binding : job.budgets()) {
       Availability availability =
           budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
       if (availability.kind() != Availability.Kind.NOW) {
         evaluate(job, nowMs);
-        return false;
+        return Admission.DROP;
       }
     }
     for (Binding binding : job.budgets()) {
       budgets.get(binding.key()).bucket().tryAcquire(binding.cost(), nowMs);
     }
     unpark(job, nowMs);
-    return true;
+    return Admission.ADMIT;
   }
 
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
@@ -196,7 +212,7 @@ public final class BudgetBook {
       Budget budget = budgets.get(binding.key());
       if (budget != null && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
         budget.bucket().release(binding.cost());
-        evaluateHeads(budget, nowMs);
+        wake(budget, nowMs);
       }
     }
   }
@@ -214,8 +230,12 @@ public final class BudgetBook {
     }
   }
 
-  private void evaluateHeads(Budget budget, long nowMs) {
-    List<Job> heads = new ArrayList<>();
+  /**
+   * Something changed what the budget can pay: look again at its own heads and at every head it
+   * was blocking, whichever budget those head.
+   */
+  private void wake(Budget budget, long nowMs) {
+    List<Job> heads = new ArrayList<>(budget.takeBlockedHeads());
     for (String queue : budget.queuesWithParkedJobs()) {
       heads.add(budget.head(queue));
     }
@@ -233,8 +253,12 @@ public final class BudgetBook {
     }
     Availability availability = Availability.NOW;
     for (Binding binding : job.budgets()) {
-      availability = availability.and(
-          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs));
+      Budget budget = budgets.get(binding.key());
+      Availability own = budget.bucket().nextAvailable(binding.cost(), nowMs);
+      if (own.kind() != Availability.Kind.NOW) {
+        budget.blocks(job);
+      }
+      availability = availability.and(own);
     }
     switch (availability.kind()) {
       case NOW -> {
@@ -250,6 +274,15 @@ public final class BudgetBook {
         disarm(job);
       }
     }
+  }
+
+  private boolean isHeadOfAnyFor(Job job, Set<String> queues) {
+    for (Binding binding : job.budgets()) {
+      if (budgets.get(binding.key()).isHeadFor(job, queues)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private boolean isHeadOfAny(Job job) {

@@ -1,11 +1,12 @@
 package io.sluice.engine.dispatch;
 
+import io.sluice.engine.budget.BudgetBook.Admission;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
-import java.util.function.Predicate;
+import java.util.Set;
 
 /**
  * Matches ready jobs to take streams with free prefetch slots, one job per stream per round so
@@ -68,12 +69,19 @@ public final class Dispatcher {
     job.holder(null);
   }
 
+  /** Has the last word on a job for a worker's queue set: its budgets must pay. */
+  @FunctionalInterface
+  public interface Admitter {
+    Admission admit(Job job, Set<String> queues);
+  }
+
   /**
-   * Dispatches every job that can go now. {@code admit} has the last word on a job (its budgets
-   * must pay); a refused job has left the ready index and the next best is tried. {@code
-   * markInFlight} moves a job into flight and returns what its stream receives.
+   * Dispatches every job that can go now. The admitter has the last word on each candidate: a
+   * dropped one has left the ready index, a skipped one stays for other workers, and either way
+   * the next best is tried. {@code markInFlight} moves a job into flight and returns what its
+   * stream receives.
    */
-  public void dispatch(Predicate<Job> admit,
+  public void dispatch(Admitter admitter,
       BiFunction<Job, WorkerSession, JobSnapshot> markInFlight) {
     if (!dirty || sessions.isEmpty()) {
       return;
@@ -90,9 +98,15 @@ public final class Dispatcher {
           continue;
         }
         Job job = ready.best(session.queues());
-        while (job != null && !admit.test(job)) {
-          ready.remove(job);
-          job = ready.best(session.queues());
+        while (job != null) {
+          Admission admission = admitter.admit(job, session.queues());
+          if (admission == Admission.ADMIT) {
+            break;
+          }
+          if (admission == Admission.DROP) {
+            ready.remove(job);
+          }
+          job = ready.bestAfter(session.queues(), job);
         }
         if (job == null) {
           continue;

@@ -55,6 +55,28 @@ public final class ReadyIndex {
     return best;
   }
 
+  /** The best job after {@code after} in dispatch order, across the given queues (all: null). */
+  public Job bestAfter(Set<String> queues, Job after) {
+    Job best = null;
+    if (queues == null) {
+      for (TreeSet<Job> jobs : byQueue.values()) {
+        Job next = jobs.higher(after);
+        if (next != null) {
+          best = better(best, next);
+        }
+      }
+    } else {
+      for (String queue : queues) {
+        TreeSet<Job> jobs = byQueue.get(queue);
+        Job next = jobs == null ? null : jobs.higher(after);
+        if (next != null) {
+          best = better(best, next);
+        }
+      }
+    }
+    return best;
+  }
+
   private static Job better(Job a, Job b) {
     return a == null || DISPATCH_ORDER.compare(b, a) < 0 ? b : a;
   }
