@@ -28,12 +28,18 @@ import java.util.Set;
  */
 final class BatchAckWorker implements TakeStream.JobSink {
 
+  /** Told the arrival instant of every delivery, on the worker's event loop. */
+  interface ReceiptHook {
+    void received(int seq, long nanos);
+  }
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Context ctx;
   private final DrainTracker tracker;
   private final TakeStream stream;
   private final Handler<Void> flushTask = v -> flush();
+  private final ReceiptHook receiptHook;
 
   private volatile HttpClientConnection ackConn;
 
@@ -53,9 +59,15 @@ final class BatchAckWorker implements TakeStream.JobSink {
   private long ackRequests;
 
   BatchAckWorker(Context ctx, DrainTracker tracker, String nonce) {
+    this(ctx, tracker, nonce, null);
+  }
+
+  /** @param receiptHook told of each delivery as it arrives, or null */
+  BatchAckWorker(Context ctx, DrainTracker tracker, String nonce, ReceiptHook receiptHook) {
     this.ctx = ctx;
     this.tracker = tracker;
     this.stream = new TakeStream(ctx, nonce, this);
+    this.receiptHook = receiptHook;
   }
 
   Future<Void> connect(HttpClientAgent connector, Endpoint endpoint) {
@@ -103,6 +115,9 @@ final class BatchAckWorker implements TakeStream.JobSink {
 
   @Override
   public void onJob(String id, int seq) {
+    if (receiptHook != null) {
+      receiptHook.received(seq, System.nanoTime());
+    }
     boolean first = tracker.delivered(seq);
     if (pendingCount == pendingIds.length) {
       pendingIds = Arrays.copyOf(pendingIds, pendingCount * 2);

@@ -12,9 +12,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * Benchmarks a Sluice server over loopback HTTP/1.1 keep-alive.
  *
  * <p>Workload (a) measures bulk-enqueue and drain throughput and verifies exactly-once delivery;
- * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. Each run uses a
- * freshly started server unless --url points at one, and the median over runs is reported
- * because single runs on a shared 2-core machine are noisy.
+ * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. The budget
+ * workloads (budget-overhead, budget-parked, budget-many, budget-pacing) measure what budgets cost
+ * and how precisely they meter. Each run uses a freshly started server unless --url points at
+ * one, and the median over runs is reported because single runs on a shared 2-core machine are
+ * noisy.
  */
 public final class BenchMain {
 
@@ -58,6 +60,7 @@ public final class BenchMain {
         opt.workload(), opt.runs());
     List<Map<String, Object>> throughputRuns = new ArrayList<>();
     List<Map<String, Object>> latencyRuns = new ArrayList<>();
+    List<Map<String, Object>> budgetRuns = new ArrayList<>();
     boolean allOk = true;
     try (ClientKit kit = new ClientKit(opt.clientThreads())) {
       warmUp(kit);
@@ -67,9 +70,10 @@ public final class BenchMain {
         allOk &= Boolean.TRUE.equals(result.get("ok"));
         collectOk(result.get("a"), throughputRuns);
         collectOk(result.get("b"), latencyRuns);
+        collectOk(result.get(budgetResultKey()), budgetRuns);
       }
     }
-    printSummary(throughputRuns, latencyRuns, allOk);
+    printSummary(throughputRuns, latencyRuns, budgetRuns, allOk);
     return allOk ? 0 : 1;
   }
 
@@ -90,7 +94,7 @@ public final class BenchMain {
         server = ServerProcess.start(opt.project(), opt.startupTimeoutSec(), false);
       }
       Endpoint endpoint = server != null ? server.endpoint() : fixedEndpoint;
-      if (w.runThroughput()) {
+      if (w.warmUpThroughput()) {
         ThroughputResult r = new ThroughputWorkload(w, kit, endpoint).run(nonce);
         System.out.printf("warm-up (not measured): [a] %,d jobs, enqueue %,.0f jobs/s, drain %,.0f jobs/s%n",
             w.jobs(), r.enqueueRate(), r.drainRate());
@@ -116,7 +120,7 @@ public final class BenchMain {
     BenchOptions w = opt.forServerWarmup();
     for (int round = 1; round <= opt.serverWarmupRuns(); round++) {
       String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
-      if (w.runThroughput()) {
+      if (w.warmUpThroughput()) {
         ThroughputResult r = new ThroughputWorkload(w, kit, endpoint).run(nonce);
         System.out.printf("%s: server warm-up %d (not measured): [a] enqueue %,.0f jobs/s, drain %,.0f jobs/s%n",
             tag, round, r.enqueueRate(), r.drainRate());
@@ -164,6 +168,18 @@ public final class BenchMain {
         ok &= Boolean.TRUE.equals(b.get("ok"));
         result.put("b", b);
       }
+      if (opt.budgetWorkload()) {
+        BudgetEnv env = new BudgetEnv(opt, kit, endpoint, server, tag);
+        Map<String, Object> r = runWorkload(tag, opt.workload(), server, () -> switch (opt.workload()) {
+          case "budget-overhead" -> new BudgetOverheadWorkload(env).run(run);
+          case "budget-parked" -> new BudgetParkedWorkload(env).run();
+          case "budget-many" -> new BudgetManyWorkload(env).run();
+          case "budget-pacing" -> new BudgetPacingWorkload(env).run();
+          default -> throw new IllegalStateException(opt.workload());
+        });
+        ok &= Boolean.TRUE.equals(r.get("ok"));
+        result.put(budgetResultKey(), r);
+      }
     } catch (BenchFailure e) {
       System.out.println(tag + ": FAILED: " + e.getMessage());
       result.put("error", e.getMessage());
@@ -197,7 +213,13 @@ public final class BenchMain {
     }
   }
 
-  private void printSummary(List<Map<String, Object>> a, List<Map<String, Object>> b, boolean allOk) {
+  /** RESULT/SUMMARY key of the selected budget workload, e.g. "budget_pacing". */
+  private String budgetResultKey() {
+    return opt.workload().replace('-', '_');
+  }
+
+  private void printSummary(List<Map<String, Object>> a, List<Map<String, Object>> b,
+      List<Map<String, Object>> budget, boolean allOk) {
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("runs", opt.runs());
     summary.put("all_ok", allOk);
@@ -225,7 +247,48 @@ public final class BenchMain {
         System.out.println("[b] no verified run");
       }
     }
+    if (opt.budgetWorkload()) {
+      String key = budgetResultKey();
+      Map<String, Object> m = Medians.of(budget);
+      summary.put(key + "_ok_runs", budget.size());
+      summary.put(key, m);
+      if (budget.isEmpty()) {
+        System.out.println("[" + opt.workload() + "] no verified run");
+      } else {
+        System.out.println("[" + opt.workload() + "] " + budgetSummaryLine(m) + " (" + budget.size() + " of "
+            + opt.runs() + " runs)");
+      }
+    }
     System.out.println("SUMMARY " + json(summary));
+  }
+
+  private String budgetSummaryLine(Map<String, Object> m) {
+    return switch (opt.workload()) {
+      case "budget-overhead" -> String.format(
+          "drain unbound %,.0f vs bound %,.0f jobs/s = %+.1f%% time per job; enqueue %,.0f vs %,.0f jobs/s = %+.1f%%",
+          num(m.get("unbound_drain_jobs_per_s")), num(m.get("bound_drain_jobs_per_s")),
+          num(m.get("drain_overhead_pct")), num(m.get("unbound_enqueue_jobs_per_s")),
+          num(m.get("bound_enqueue_jobs_per_s")), num(m.get("enqueue_overhead_pct")));
+      case "budget-parked" -> String.format(
+          "drain %,.0f jobs/s with %,d parked vs %,.0f before = %.1f%%; enqueue %,.0f vs %,.0f = %.1f%%; server RSS parked %s MiB",
+          num(m.get("parked_drain_jobs_per_s")), opt.parked(), num(m.get("before_drain_jobs_per_s")),
+          num(m.get("drain_ratio_pct")), num(m.get("parked_enqueue_jobs_per_s")),
+          num(m.get("before_enqueue_jobs_per_s")), num(m.get("enqueue_ratio_pct")), m.getOrDefault("rss_parked_mib", "n/a"));
+      case "budget-many" -> String.format(
+          "%,.0f dispatches/s over %s s (%s%% of an ideal server's count; %s, ideal %s s);"
+              + " lateness ms p50 %s p99 %s max %s; server RSS after %s MiB",
+          num(m.get("dispatches_per_s")), m.get("measured_s"), m.get("ideal_pct"),
+          m.containsKey("drain_s") ? "drained in " + m.get("drain_s") + " s" : "not drained within the window",
+          m.get("ideal_drain_s"), m.get("late_p50_ms"), m.get("late_p99_ms"), m.get("late_max_ms"),
+          m.getOrDefault("rss_after_mib", "n/a"));
+      case "budget-pacing" -> String.format(
+          "rate |receipt - grid| ms p50 %s p99 %s max %s; while_in_flight handover ms p50 %s p99 %s max %s;"
+              + " baseline handover ms p50 %s p99 %s",
+          m.get("rate_grid_p50_ms"), m.get("rate_grid_p99_ms"), m.get("rate_grid_max_ms"),
+          m.get("mutex_handover_p50_ms"), m.get("mutex_handover_p99_ms"), m.get("mutex_handover_max_ms"),
+          m.get("base_handover_p50_ms"), m.get("base_handover_p99_ms"));
+      default -> "";
+    };
   }
 
   @SuppressWarnings("unchecked")

@@ -2,6 +2,7 @@ package io.sluice.bench;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,7 +30,16 @@ record BenchOptions(
     long startupTimeoutSec,
     int warmupJobs,
     int serverWarmupRuns,
-    boolean keepTemp) {
+    boolean keepTemp,
+    int parked,
+    int budgets,
+    int jobsPerBudget,
+    int windowSec,
+    int pacingJobs) {
+
+  /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
+  static final List<String> BUDGET_WORKLOADS =
+      List.of("budget-overhead", "budget-parked", "budget-many", "budget-pacing");
 
   static final String USAGE = """
       Usage: sluice-bench [options]
@@ -41,7 +51,13 @@ record BenchOptions(
         --keep-temp                   keep the server's temp dir and log after the run
 
       What to run:
-        --workload a|b|all            a = bulk enqueue + drain throughput, b = latency (default all)
+        --workload NAME               a = bulk enqueue + drain throughput, b = latency, all = a and b
+                                      (default all); budget workloads, one at a time:
+                                        budget-overhead  (a) unbound vs bound to a roomy budget
+                                        budget-parked    (a) before vs after parking --parked jobs
+                                        budget-many      --budgets rate-limited budgets draining
+                                        budget-pacing    rate-limit schedule accuracy and
+                                                         concurrency-limit handover latency
         --runs N                      runs, each on a fresh self-started server (default 3)
         --jobs N                      (a) jobs to enqueue and drain (default 100000)
         --batch N                     (a) jobs per POST /jobs/bulk (default 1000)
@@ -59,7 +75,22 @@ record BenchOptions(
                                       throwaway server (or the --url one); 0 disables (default 20000)
         --server-warmup-runs N        unmeasured full-size rounds of (a), plus one of (b), on each
                                       measured server before its measured run, so its JIT has
-                                      compiled the hot paths; 0 measures a cold server (default 0)
+                                      compiled the hot paths; 0 measures a cold server (default 0).
+                                      Budget workloads warm up with (a) only; budget-overhead and
+                                      budget-parked compare rounds of (a), so use 1 or more there
+
+      Budget workloads:
+        --parked N                    (budget-parked) jobs parked behind an exhausted budget on
+                                      queue 'parked' (default 1000000)
+        --budgets K                   (budget-many) time_based budgets b0..bK-1, allocation 1 per
+                                      1000 + (i*37 % 1000) ms (default 8192)
+        --jobs-per-budget J           (budget-many) jobs bound to each budget (default 4)
+        --window-sec W                (budget-many) measurement window; ends early once every
+                                      job is dispatched and acked (default 20)
+        --pacing-jobs N               (budget-pacing) backlog per phase (default 1000)
+        Queues: rounds of (a) use --queue; budget-many uses NAME-many, budget-pacing
+        NAME-pace-rate, NAME-pace-mutex and NAME-pace-base; budget-parked parks on 'parked'.
+        With --url, each budget workload deletes the budgets (and leftover jobs) it created.
 
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
@@ -85,6 +116,11 @@ record BenchOptions(
     v.put("startup-timeout", "180");
     v.put("warmup-jobs", "20000");
     v.put("server-warmup-runs", "0");
+    v.put("parked", "1000000");
+    v.put("budgets", "8192");
+    v.put("jobs-per-budget", "4");
+    v.put("window-sec", "20");
+    v.put("pacing-jobs", "1000");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -119,8 +155,9 @@ record BenchOptions(
     }
 
     String workload = v.get("workload");
-    if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")) {
-      throw new UsageException("--workload must be a, b or all");
+    if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")
+        && !BUDGET_WORKLOADS.contains(workload)) {
+      throw new UsageException("--workload must be a, b, all or one of " + String.join(", ", BUDGET_WORKLOADS));
     }
     BenchOptions o = new BenchOptions(
         v.get("url"),
@@ -142,7 +179,12 @@ record BenchOptions(
         positive(v, "startup-timeout"),
         nonNegative(v, "warmup-jobs"),
         nonNegative(v, "server-warmup-runs"),
-        keepTemp);
+        keepTemp,
+        positive(v, "parked"),
+        positive(v, "budgets"),
+        positive(v, "jobs-per-budget"),
+        positive(v, "window-sec"),
+        positive(v, "pacing-jobs"));
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
     }
@@ -150,11 +192,23 @@ record BenchOptions(
   }
 
   boolean runThroughput() {
-    return !workload.equals("b");
+    return workload.equals("a") || workload.equals("all");
   }
 
   boolean runLatency() {
-    return !workload.equals("a");
+    return workload.equals("b") || workload.equals("all");
+  }
+
+  boolean budgetWorkload() {
+    return BUDGET_WORKLOADS.contains(workload);
+  }
+
+  /**
+   * Whether warm-ups (of the client, and of each server with --server-warmup-runs) include rounds
+   * of (a). The budget workloads are built from the same requests as (a), so (a) warms them too.
+   */
+  boolean warmUpThroughput() {
+    return runThroughput() || budgetWorkload();
   }
 
   /** Separate queue so leftovers of a failed throughput phase cannot pollute latency samples. */
@@ -165,7 +219,8 @@ record BenchOptions(
   /** The measured settings, but with one run and no warm-ups: a server warm-up round. */
   BenchOptions forServerWarmup() {
     return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
-        rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp);
+        rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp,
+        parked, budgets, jobsPerBudget, windowSec, pacingJobs);
   }
 
   /**
@@ -175,7 +230,7 @@ record BenchOptions(
   BenchOptions forWarmup() {
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
-        0, 0, keepTemp);
+        0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs);
   }
 
   private static int nonNegative(Map<String, String> v, String name) {

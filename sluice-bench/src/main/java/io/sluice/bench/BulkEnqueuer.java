@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 /**
  * Enqueues pre-built bulk bodies over N lanes, each lane one keep-alive connection with exactly
@@ -27,6 +29,8 @@ final class BulkEnqueuer {
   private final List<Lane> lanes = new ArrayList<>();
   private final AtomicInteger nextBatch = new AtomicInteger();
   private final AtomicBoolean failed = new AtomicBoolean();
+  /** Jobs whose bulk request has been answered with 201, for progress reports. */
+  private final AtomicLong enqueued = new AtomicLong();
 
   BulkEnqueuer(List<Buffer> bodies, int jobs, int batchSize) {
     this.bodies = bodies;
@@ -50,14 +54,37 @@ final class BulkEnqueuer {
 
   /** @return nanoseconds from the first send to the last 201 */
   long run(long timeoutSec) {
+    return run(timeoutSec, 0, null);
+  }
+
+  /**
+   * Like {@link #run(long)}, calling {@code progress} with the number of jobs enqueued so far
+   * every {@code everyMillis} until done: for enqueues long enough that silence looks like a hang.
+   */
+  long run(long timeoutSec, long everyMillis, LongConsumer progress) {
     List<Future<?>> finished = new ArrayList<>();
     long start = System.nanoTime();
     for (Lane lane : lanes) {
       finished.add(lane.done.future());
       lane.ctx.runOnContext(v -> lane.next());
     }
+    Future<?> all = Future.all(finished);
     try {
-      Await.result(Future.all(finished), timeoutSec, TimeUnit.SECONDS, "bulk enqueue");
+      if (progress != null) {
+        long deadline = start + TimeUnit.SECONDS.toNanos(timeoutSec);
+        while (!all.isComplete() && System.nanoTime() < deadline) {
+          long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+          Await.quietly(all, Math.max(1, Math.min(everyMillis, leftMillis)));
+          if (!all.isComplete()) {
+            progress.accept(enqueued.get());
+          }
+        }
+        if (!all.isComplete()) {
+          throw new BenchFailure("bulk enqueue did not finish within " + timeoutSec + " s ("
+              + enqueued.get() + " of " + jobs + " jobs enqueued)");
+        }
+      }
+      Await.result(all, timeoutSec, TimeUnit.SECONDS, "bulk enqueue");
     } finally {
       failed.set(true); // stops the other lanes if one failed or the wait timed out
     }
@@ -120,6 +147,7 @@ final class BulkEnqueuer {
               done.tryFail(ar.cause());
             } else {
               lastAnswer = System.nanoTime();
+              enqueued.addAndGet(expected);
               next();
             }
           });

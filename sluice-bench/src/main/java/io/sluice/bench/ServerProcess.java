@@ -88,6 +88,22 @@ final class ServerProcess implements AutoCloseable {
     return log;
   }
 
+  /**
+   * The server JVM's memory. bin/sluice execs java (possibly after a build), so the launched
+   * process is the JVM; should the launcher ever stay around instead, the largest descendant is
+   * taken to be the JVM.
+   */
+  ProcStatus.Memory memory() {
+    ProcStatus.Memory best = ProcStatus.read(process.pid());
+    for (ProcessHandle child : (Iterable<ProcessHandle>) process.descendants()::iterator) {
+      ProcStatus.Memory m = ProcStatus.read(child.pid());
+      if (m.rssKiB() > best.rssKiB()) {
+        best = m;
+      }
+    }
+    return best;
+  }
+
   /** Last lines of the server's output, for failure reports. */
   String logTail() {
     try {

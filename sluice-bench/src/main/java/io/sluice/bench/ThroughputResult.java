@@ -25,6 +25,11 @@ record ThroughputResult(
   }
 
   String describe() {
+    return describe("[a]");
+  }
+
+  /** @param label line prefix, e.g. "[a]" */
+  String describe(String label) {
     return String.format(
         "[a] enqueue %,d jobs in %.3f s = %,.0f jobs/s (%d bulk requests of %d, %d lanes; bench CPU %.0f%% of a core)%n"
             + "[a] drain   %,d jobs in %.3f s = %,.0f jobs/s (%d streams, prefetch %d, %,d bulk acks, %.1f ids/ack;"
@@ -36,7 +41,7 @@ record ThroughputResult(
         ackRequests == 0 ? 0.0 : (double) (tally.received() + tally.duplicates() + tally.strays()) / ackRequests,
         drainClientCpuPct, primedBeforeGo ? "" : "; prefetch windows NOT full at go",
         tally.received(), tally.missing(), tally.duplicates(), tally.strays(), tally.acked(),
-        tally.ackNotFound(), heartbeats, foreignLines, ok() ? "OK" : "FAILED");
+        tally.ackNotFound(), heartbeats, foreignLines, ok() ? "OK" : "FAILED").replace("[a]", label);
   }
 
   Map<String, Object> toMap() {

@@ -23,16 +23,25 @@ final class ThroughputWorkload {
   private final BenchOptions opt;
   private final ClientKit kit;
   private final Endpoint endpoint;
+  /** Budget every job is bound to, or null for unbound jobs (plain workload (a)). */
+  private final String budgetKey;
 
   ThroughputWorkload(BenchOptions opt, ClientKit kit, Endpoint endpoint) {
+    this(opt, kit, endpoint, null);
+  }
+
+  /** @param budgetKey an existing budget to bind every job to (cost 1), or null */
+  ThroughputWorkload(BenchOptions opt, ClientKit kit, Endpoint endpoint, String budgetKey) {
     this.opt = opt;
     this.kit = kit;
     this.endpoint = endpoint;
+    this.budgetKey = budgetKey;
   }
 
   ThroughputResult run(String nonce) {
     String queue = opt.queue();
-    List<Buffer> bodies = new JobBodies(queue, nonce, opt.payloadBytes()).bulk(opt.jobs(), opt.batch());
+    List<Buffer> bodies = new JobBodies(queue, nonce, opt.payloadBytes(),
+        budgetKey == null ? null : JobBodies.allTo(budgetKey)).bulk(opt.jobs(), opt.batch());
     HttpClientAgent connector = kit.connector();
     BulkEnqueuer enqueuer = new BulkEnqueuer(bodies, opt.jobs(), opt.batch());
     DrainTracker tracker = new DrainTracker(opt.jobs());

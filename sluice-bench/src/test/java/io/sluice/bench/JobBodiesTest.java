@@ -37,4 +37,30 @@ class JobBodiesTest {
     }
     assertThat(expectedSeq).isEqualTo(2_500);
   }
+
+  @Test
+  void unboundJobsCarryNoBudgets() throws Exception {
+    JsonNode job = json.readTree(bodies.single(1).getBytes());
+    assertThat(job.has("budgets")).isFalse();
+  }
+
+  @Test
+  void boundJobsCarryOneBindingOfCostOneChosenBySequence() throws Exception {
+    JobBodies bound = new JobBodies("q", "cafe0001", 100, seq -> "b" + seq / 4);
+    JsonNode jobs = json.readTree(bound.bulk(8, 8).get(0).getBytes()).path("jobs");
+    assertThat(jobs.get(3).path("budgets").toString()).isEqualTo("[{\"key\":\"b0\",\"cost\":1}]");
+    assertThat(jobs.get(4).path("budgets").toString()).isEqualTo("[{\"key\":\"b1\",\"cost\":1}]");
+    assertThat(json.writeValueAsString(jobs.get(4).path("payload"))).hasSize(100);
+  }
+
+  @Test
+  void lazyBulkBuildsTheSameBodiesAsBulk() {
+    JobBodies bound = new JobBodies("parked", "cafe0001", 50, JobBodies.allTo("blocked"));
+    List<Buffer> eager = bound.bulk(2_345, 1_000);
+    List<Buffer> lazy = bound.lazyBulk(2_345, 1_000);
+    assertThat(lazy).hasSize(3);
+    for (int i = 0; i < eager.size(); i++) {
+      assertThat(lazy.get(i).toString()).isEqualTo(eager.get(i).toString());
+    }
+  }
 }
