@@ -140,10 +140,17 @@ public final class BudgetBook {
   /** A bound job became ready: it waits in each of its budgets' queues. */
   public void park(Job job, long nowMs) {
     job.parked(true);
+    boolean headsAny = false;
     for (Binding binding : job.budgets()) {
-      budgets.get(binding.key()).park(job);
+      Budget budget = budgets.get(binding.key());
+      budget.park(job);
+      headsAny |= budget.head(job.queue()) == job;
     }
-    evaluate(job, nowMs);
+    // A job queued behind others is looked at when it reaches the head; until then it is neither
+    // offered nor armed, so there is nothing to do (the common case for a backlog).
+    if (headsAny) {
+      evaluate(job, nowMs);
+    }
   }
 
   /** The job leaves its waiting queues (dispatched, deleted, rescheduled, rebound). */
