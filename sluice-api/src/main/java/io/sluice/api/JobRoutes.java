@@ -10,6 +10,7 @@ import io.sluice.api.http.Router;
 import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.EnqueueParser;
 import io.sluice.api.wire.Fields;
+import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
@@ -28,7 +29,6 @@ import io.vertx.core.http.HttpMethod;
 import java.io.IOException;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -199,7 +199,7 @@ final class JobRoutes {
     if (format == null) {
       throw new Negotiation.NotAcceptable(Negotiation.STREAM_TYPES);
     }
-    Set<String> queues = queueSet(query.get("queue"));
+    Set<String> queues = FilterParser.values(query.get("queue"));
     int prefetch = prefetch(query.get("prefetch"));
     String workerId = ex.request().getHeader("Worker-Id");
     TakeStream stream = new TakeStream(vertx, ex.request().response(), format, engine, store,
@@ -207,20 +207,6 @@ final class JobRoutes {
     streams.add(stream);
     ex.request().response().endHandler(v -> streams.remove(stream));
     stream.open(queues, prefetch, ex.request().version());
-  }
-
-  /** Null means every queue; empty elements are ignored (API.md §3.8). */
-  private static Set<String> queueSet(String value) {
-    if (value == null || value.isEmpty()) {
-      return null;
-    }
-    Set<String> queues = new LinkedHashSet<>();
-    for (String name : value.split(",")) {
-      if (!name.isEmpty()) {
-        queues.add(name);
-      }
-    }
-    return queues.isEmpty() ? null : queues;
   }
 
   private static int prefetch(String value) {

@@ -29,7 +29,7 @@ public final class FilterParser {
       }
     }
     Set<JobId> ids = null;
-    Set<String> rawIds = set(query.get("id"));
+    Set<String> rawIds = values(query.get("id"));
     if (rawIds != null) {
       ids = new LinkedHashSet<>();
       for (String raw : rawIds) {
@@ -41,7 +41,7 @@ public final class FilterParser {
       }
     }
     Set<JobStatus> statuses = null;
-    Set<String> rawStatuses = set(query.get("status"));
+    Set<String> rawStatuses = values(query.get("status"));
     if (rawStatuses != null) {
       statuses = new LinkedHashSet<>();
       for (String raw : rawStatuses) {
@@ -53,11 +53,15 @@ public final class FilterParser {
         statuses.add(status);
       }
     }
-    return new JobFilter(ids, set(query.get("queue")), set(query.get("type")), statuses,
-        set(query.get("budgets.key")));
+    return new JobFilter(ids, values(query.get("queue")), values(query.get("type")), statuses,
+        values(query.get("budgets.key")));
   }
 
-  private static Set<String> set(String value) {
+  /**
+   * A set-valued parameter (API.md §3.8): comma-separated, empty elements ignored; null (no
+   * filter) when absent or empty.
+   */
+  public static Set<String> values(String value) {
     if (value == null || value.isEmpty()) {
       return null;
     }
