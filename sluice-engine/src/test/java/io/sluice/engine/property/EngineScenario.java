@@ -1,0 +1,1004 @@
+package io.sluice.engine.property;
+
+import io.sluice.engine.Engine;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.Turn;
+import io.sluice.engine.budget.Binding;
+import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.budget.PolicyPatch;
+import io.sluice.engine.dispatch.JobSink;
+import io.sluice.engine.dispatch.WorkerSession;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.property.Ops.Op;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * Drives one random scenario through a real {@link Engine} on a hand-advanced clock, the way
+ * {@code EngineLoop} runs a turn (command, {@code runDue}, take the turn, {@code committed},
+ * {@code dispatch}), and checks DESIGN.md's budget invariants 1–6 after every turn against a
+ * model kept from the outside: which jobs are ready, scheduled or in flight (and where), and every
+ * budget's policy and token state as BUDGETS.md §3/§7 define it ({@link SpecBucket}).
+ *
+ * <p>Checks, in the words of DESIGN.md "Invariants":
+ *
+ * <ol>
+ *   <li>while_in_flight: after a dispatch on a budget, the in-flight cost bound to it is at most
+ *       its allocation (so after a lowering nothing is dispatched on it until the sum is under
+ *       the new allocation). Exempt, explicitly and only, while jobs that were in flight when
+ *       the budget was switched from time_based are still in flight: BUDGETS.md §7 carries no
+ *       debt across a switch (see {@link Budget#carriesSwitchOvershoot}).
+ *   <li>time_based: over every window ending at a dispatch, the cost dispatched is at most
+ *       {@code capacity + allocation * w / duration_ms}, counted from the budget's last creation or
+ *       policy change (§7 adjusts the bucket without resetting it).
+ *   <li>a dispatched job's budgets all exist and could all pay (the model bucket must be able to
+ *       acquire every cost), and it heads at least one of them for its worker (strict FIFO, §5.2:
+ *       a budget's head for a worker taking queues Q is its best ready job in Q).
+ *   <li>after a dispatch pass, a worker with a free slot (and room under the global limit) leaves
+ *       no unbound ready job of its queues behind.
+ *   <li>likewise no ready job of its queues that heads one of its budgets for that worker and
+ *       that every budget can pay now; and no worker got a job worse by (priority, id) than one
+ *       that was dispatchable to it throughout the pass. {@link #advance} also stops at every
+ *       instant the model says a drip makes a head affordable, so a late wake-up is seen.
+ *   <li>no job is delivered while already in flight; acks/fails of jobs not in flight and
+ *       repeated disconnects are refused or do nothing; at the end, once every worker has
+ *       disconnected, each while_in_flight budget dispatches exactly as many cost-1 probe jobs at
+ *       once as the model says it holds (its whole allocation unless a §7 strategy switch cost it
+ *       tokens).
+ * </ol>
+ *
+ * <p>Budget administration outcomes (refusals by the shrink guard, the reference guard, merge-patch
+ * validation) are predicted by the model and compared with what the engine answered.
+ */
+final class EngineScenario {
+  static final long START_MS = 1_750_000_000_000L;
+  private static final byte[] PAYLOAD = "{}".getBytes(StandardCharsets.UTF_8);
+  private static final Comparator<Job> ORDER =
+      Comparator.comparingInt((Job j) -> j.priority).thenComparing(j -> j.id);
+
+  private final Engine engine;
+  private final int globalLimit;
+  private final JobIdGenerator ids = new JobIdGenerator();
+  private final StringBuilder log = new StringBuilder();
+  private long now = START_MS;
+  private int step;
+  private int jobSeq;
+  private int workerSeq;
+
+  private final Map<String, Budget> budgets = new TreeMap<>();
+  /** Unfinished jobs (scheduled, ready or in flight), in creation order. */
+  private final Map<JobId, Job> jobs = new LinkedHashMap<>();
+  private final Map<JobId, String> names = new HashMap<>();
+  private final List<JobId> finished = new ArrayList<>();
+  private final List<Worker> openWorkers = new ArrayList<>();
+  private final List<Worker> closedWorkers = new ArrayList<>();
+
+  /** Statistics, for the property's report. */
+  int dispatches;
+  int refusals;
+  int ticks;
+
+  /** @param globalLimit the engine's global in-flight limit; 0 means unlimited */
+  EngineScenario(int globalLimit) {
+    EngineConfig d = EngineConfig.defaults();
+    // Only the scheduler batch differs from the defaults: promoting every due job in one turn
+    // keeps "ready" in the model equal to "due", whatever the backlog.
+    this.engine = new Engine(new EngineConfig(d.defaultRetryLimit(), d.defaultBackoff(),
+        d.defaultCompletedRetentionMs(), d.defaultDeadRetentionMs(), globalLimit,
+        d.reaperIntervalMs(), 1_000_000, d.payloadCacheBytes(), d.maxBudgets()));
+    this.globalLimit = globalLimit;
+  }
+
+  // ---- model types ---------------------------------------------------------------------------
+
+  enum State {
+    SCHEDULED,
+    READY,
+    IN_FLIGHT
+  }
+
+  static final class Job {
+    final JobId id;
+    final String name;
+    final String queue;
+    final int priority;
+    final List<Binding> bindings;
+    State state;
+    long readyAtMs;
+    Worker holder;
+
+    Job(JobId id, String name, String queue, int priority, List<Binding> bindings) {
+      this.id = id;
+      this.name = name;
+      this.queue = queue;
+      this.priority = priority;
+      this.bindings = bindings;
+    }
+
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  final class Budget {
+    final String key;
+    ModelPolicy policy;
+    final SpecBucket bucket;
+    /** Summed cost of the in-flight jobs bound to this budget. */
+    long inFlightCost;
+    /** (instant, cost) of every dispatch since the budget was created or last changed. */
+    final List<long[]> dispatchesSinceChange = new ArrayList<>();
+    /**
+     * True from a §7 switch time_based → while_in_flight made while jobs bound to it were in
+     * flight, until nothing bound to it is in flight: those jobs paid the rate bucket, the new
+     * concurrency bucket carries only {@code min(T, C)} and no debt, and their completions credit
+     * it, so BUDGETS.md itself lets the in-flight sum exceed the allocation meanwhile.
+     */
+    boolean carriesSwitchOvershoot;
+    /** True once a §7 switch to while_in_flight happened: the bucket may hold less than C. */
+    boolean switchedFromRate;
+    /** The in-flight sum may exceed the allocation: it was lowered below it, no dispatch since. */
+    boolean loweredBelowInFlight;
+
+    Budget(String key, ModelPolicy policy) {
+      this.key = key;
+      this.policy = policy;
+      this.bucket = new SpecBucket(policy, now);
+    }
+
+    void adopt(ModelPolicy newPolicy) {
+      boolean fromRate = policy.timeBased();
+      bucket.adopt(newPolicy, now);
+      policy = newPolicy;
+      dispatchesSinceChange.clear();
+      if (newPolicy.timeBased()) {
+        carriesSwitchOvershoot = false;
+      } else {
+        carriesSwitchOvershoot = (carriesSwitchOvershoot || fromRate) && inFlightCost > 0;
+        switchedFromRate |= fromRate;
+        loweredBelowInFlight = inFlightCost > newPolicy.allocation();
+      }
+    }
+
+    @Override
+    public String toString() {
+      return key + " " + bucket + " inflight=" + inFlightCost;
+    }
+  }
+
+  final class Worker implements JobSink {
+    final String name;
+    final Set<String> queues;
+    final int prefetch;
+    final List<JobSnapshot> inbox = new ArrayList<>();
+    final Set<JobId> holding = new LinkedHashSet<>();
+    WorkerSession session;
+
+    Worker(String name, Set<String> queues, int prefetch) {
+      this.name = name;
+      this.queues = queues;
+      this.prefetch = prefetch;
+    }
+
+    @Override
+    public void deliver(List<JobSnapshot> delivered) {
+      inbox.addAll(delivered);
+    }
+
+    boolean takes(String queue) {
+      return queues == null || queues.contains(queue);
+    }
+
+    boolean hasFreeSlot() {
+      return prefetch == 0 || holding.size() < prefetch;
+    }
+
+    @Override
+    public String toString() {
+      return name + "{" + (queues == null ? "*" : String.join(",", new TreeSet<>(queues)))
+          + " prefetch " + prefetch + "}";
+    }
+  }
+
+  /** An invariant broke; the runner adds the operation log. */
+  static final class Violation extends AssertionError {
+    Violation(String message) {
+      super(message);
+    }
+  }
+
+  // ---- running -------------------------------------------------------------------------------
+
+  /** Runs the operations, then the end-of-scenario drain (invariant 6); throws on a violation. */
+  void run(List<Op> ops) {
+    try {
+      for (Op op : ops) {
+        step++;
+        apply(op);
+        turn();
+      }
+      step++;
+      finale();
+    } catch (Violation | RuntimeException e) {
+      throw new AssertionError(describe(e), e);
+    }
+  }
+
+  private String describe(Throwable e) {
+    String what =
+        e instanceof Violation ? "" : "engine threw " + e.getClass().getSimpleName() + ": ";
+    return what + e.getMessage() + "\n\n--- operation log (t = ms since start; "
+        + "'<-' = delivered to a worker) ---\n" + log + "--- budgets now ---\n"
+        + budgets.values().stream().map(Budget::toString).collect(Collectors.joining("\n"))
+        + "\n";
+  }
+
+  private void logStep(String text) {
+    log.append(String.format("#%-3d t=%-8d %s%n", step, now - START_MS, text));
+  }
+
+  private void logDetail(String text) {
+    log.append(String.format("     t=%-8d   %s%n", now - START_MS, text));
+  }
+
+  private static void check(boolean ok, Supplier<String> message) {
+    if (!ok) {
+      throw new Violation(message.get());
+    }
+  }
+
+  private static String key(int index) {
+    return "b" + index;
+  }
+
+  private static String queue(int index) {
+    return "q" + index;
+  }
+
+  private void apply(Op op) {
+    if (op instanceof Ops.PutBudget put) {
+      putBudget(key(put.key()), put.policy());
+    } else if (op instanceof Ops.CreateBudget create) {
+      createBudget(key(create.key()), create.policy());
+    } else if (op instanceof Ops.PatchBudget patch) {
+      patchBudget(patch);
+    } else if (op instanceof Ops.DeleteBudget delete) {
+      deleteBudget(key(delete.key()));
+    } else if (op instanceof Ops.Enqueue enqueue) {
+      enqueue(enqueue.jobs());
+    } else if (op instanceof Ops.OpenWorker open) {
+      openWorker(open.queueMask(), open.prefetch());
+    } else if (op instanceof Ops.Ack ack) {
+      ack(ack.pick(), ack.stale());
+    } else if (op instanceof Ops.Fail fail) {
+      fail(fail.pick(), fail.kind(), fail.delayMs());
+    } else if (op instanceof Ops.CloseWorker close) {
+      closeWorker(close.pick(), close.again());
+    } else if (op instanceof Ops.Advance advance) {
+      advance(advance.ms());
+    } else {
+      throw new IllegalArgumentException("unknown operation " + op);
+    }
+  }
+
+  // ---- one engine turn, and the checks after it ----------------------------------------------
+
+  /** What {@code EngineLoop} does after applying a turn's commands. */
+  private void turn() {
+    engine.runDue(now);
+    Turn turn = engine.takeTurn();
+    engine.committed(turn.newJobs(), now);
+    for (Job job : jobs.values()) {
+      if (job.state == State.SCHEDULED && job.readyAtMs <= now) {
+        job.state = State.READY;
+      }
+    }
+    Map<Worker, Set<JobId>> dispatchableAtStart = new HashMap<>();
+    for (Worker worker : openWorkers) {
+      Set<JobId> dispatchable = new HashSet<>();
+      Map<String, Job> heads = heads(worker.queues);
+      for (Job job : jobs.values()) {
+        if (job.state == State.READY && worker.takes(job.queue)
+            && (job.bindings.isEmpty() || !headedBudgets(job, heads).isEmpty())) {
+          dispatchable.add(job.id);
+        }
+      }
+      dispatchableAtStart.put(worker, dispatchable);
+    }
+    engine.dispatch(now);
+    Map<Worker, List<Job>> received = takeDeliveries();
+    checkAfterPass(received, dispatchableAtStart);
+    long next = engine.nextDeadlineMs();
+    check(next > now, () -> "engine's next deadline " + (next - START_MS)
+        + " is not after now: its loop would spin instead of sleeping");
+  }
+
+  private Map<Worker, List<Job>> takeDeliveries() {
+    for (Worker closed : closedWorkers) {
+      check(closed.inbox.isEmpty(), () -> "closed worker " + closed.name + " was sent "
+          + closed.inbox.size() + " job(s)");
+    }
+    List<Object[]> pending = new ArrayList<>();
+    for (Worker worker : openWorkers) {
+      for (JobSnapshot snapshot : worker.inbox) {
+        pending.add(new Object[] {worker, snapshot});
+      }
+      worker.inbox.clear();
+    }
+    Map<Worker, List<Job>> received = new LinkedHashMap<>();
+    Set<String> dispatchedOn = new TreeSet<>();
+    // A pass adds no ready job and frees no token, so heads only appear; deliveries can be taken
+    // in any order in which each one heads a budget when taken (greedy finds one if any exists).
+    while (!pending.isEmpty()) {
+      Object[] next = null;
+      for (Object[] candidate : pending) {
+        Job job = jobs.get(((JobSnapshot) candidate[1]).id());
+        if (job == null || job.state != State.READY || job.bindings.isEmpty()
+            || !headedBudgets(job, heads(((Worker) candidate[0]).queues)).isEmpty()) {
+          next = candidate;
+          break;
+        }
+      }
+      if (next == null) {
+        String detail = pending.stream().map(p -> {
+          Worker worker = (Worker) p[0];
+          Job job = jobs.get(((JobSnapshot) p[1]).id());
+          Map<String, Job> heads = heads(worker.queues);
+          return job + " " + job.bindings + " to " + worker + ", heads there: " + job.bindings
+              .stream().map(b -> b.key() + "→" + heads.get(b.key())).toList();
+        }).collect(Collectors.joining("; "));
+        throw new Violation("invariant 3 / §5.2 strict FIFO: delivered job(s) that head none of "
+            + "their budgets among the worker's queues: " + detail);
+      }
+      pending.remove(next);
+      Worker worker = (Worker) next[0];
+      Job job = deliver(worker, (JobSnapshot) next[1], dispatchedOn);
+      received.computeIfAbsent(worker, w -> new ArrayList<>()).add(job);
+    }
+    for (Map.Entry<Worker, List<Job>> e : received.entrySet()) {
+      logDetail(e.getKey().name + " <- " + e.getValue());
+    }
+    for (String key : dispatchedOn) {
+      Budget budget = budgets.get(key);
+      if (!budget.policy.timeBased() && !budget.carriesSwitchOvershoot) {
+        check(budget.inFlightCost <= budget.policy.allocation(), () -> "invariant 1: "
+            + "while_in_flight budget " + key + " " + budget.policy + " now has in-flight cost "
+            + budget.inFlightCost + " after dispatching on it");
+      }
+    }
+    return received;
+  }
+
+  private Job deliver(Worker worker, JobSnapshot snapshot, Set<String> dispatchedOn) {
+    Job job = jobs.get(snapshot.id());
+    String name = names.getOrDefault(snapshot.id(), snapshot.id().toString());
+    check(job != null, () -> "delivered " + name + " to " + worker.name
+        + ", but it is finished or unknown");
+    check(job.state != State.IN_FLIGHT, () -> "invariant 6: delivered " + name + " to "
+        + worker.name + " while it is still in flight at " + job.holder.name);
+    check(job.state == State.READY, () -> "delivered " + name + " to " + worker.name
+        + " though it is scheduled until " + (job.readyAtMs - START_MS));
+    check(worker.takes(job.queue), () -> "delivered " + name + " of queue " + job.queue
+        + " to " + worker + ", which does not take that queue");
+    check(worker.hasFreeSlot(), () -> "delivered " + name + " to " + worker
+        + " though it already holds " + worker.holding.size());
+    check(snapshot.status() == JobStatus.IN_FLIGHT, () -> "delivered " + name + " with status "
+        + snapshot.status());
+    check(snapshot.budgets().equals(job.bindings), () -> "delivered " + name + " with bindings "
+        + snapshot.budgets() + ", enqueued with " + job.bindings);
+    for (Binding binding : job.bindings) {
+      Budget budget = budgets.get(binding.key());
+      check(budget != null, () -> "invariant 3: delivered " + name + " bound to budget "
+          + binding.key() + ", which does not exist");
+    }
+    for (Binding binding : job.bindings) {
+      Budget budget = budgets.get(binding.key());
+      long before = budget.bucket.available(now);
+      check(budget.bucket.acquire(binding.cost(), now), () -> "invariant 3: delivered " + name
+          + " " + job.bindings + " though budget " + budget.key + " " + budget.policy
+          + " could not pay " + binding.cost() + " (holds " + before + ", in-flight cost "
+          + budget.inFlightCost + ")");
+      budget.inFlightCost += binding.cost();
+      dispatchedOn.add(budget.key);
+      if (budget.policy.timeBased()) {
+        budget.dispatchesSinceChange.add(new long[] {now, binding.cost()});
+        checkRate(budget, name);
+      }
+    }
+    job.state = State.IN_FLIGHT;
+    job.holder = worker;
+    worker.holding.add(job.id);
+    dispatches++;
+    return job;
+  }
+
+  /** Invariant 2 over every window that ends now and starts at an earlier dispatch. */
+  private void checkRate(Budget budget, String name) {
+    ModelPolicy p = budget.policy;
+    List<long[]> history = budget.dispatchesSinceChange;
+    long sum = 0;
+    for (int i = history.size() - 1; i >= 0; i--) {
+      sum += history.get(i)[1];
+      long windowMs = now - history.get(i)[0];
+      // sum <= C + a * w / d  ⇔  sum * d <= C * d + a * w
+      if (sum * p.durationMs() > p.capacity() * p.durationMs() + p.allocation() * windowMs) {
+        long total = sum;
+        throw new Violation("invariant 2: time_based budget " + budget.key + " " + p
+            + " dispatched cost " + total + " within " + windowMs + " ms (ending with " + name
+            + "), more than " + p.capacity() + " + " + p.allocation() + " × " + windowMs + " / "
+            + p.durationMs());
+      }
+    }
+  }
+
+  private void checkAfterPass(Map<Worker, List<Job>> received,
+      Map<Worker, Set<JobId>> dispatchableAtStart) {
+    long inFlight = jobs.values().stream().filter(j -> j.state == State.IN_FLIGHT).count();
+    check(engine.inFlightCount() == inFlight, () -> "engine counts " + engine.inFlightCount()
+        + " jobs in flight, the model " + inFlight);
+    check(globalLimit == 0 || inFlight <= globalLimit, () -> inFlight
+        + " jobs in flight, over the global limit " + globalLimit);
+    for (Budget budget : budgets.values()) {
+      if (budget.inFlightCost == 0) {
+        budget.carriesSwitchOvershoot = false;
+      }
+      if (budget.inFlightCost <= budget.policy.allocation()) {
+        budget.loweredBelowInFlight = false;
+      }
+      check(budget.policy.timeBased() || budget.carriesSwitchOvershoot
+          || budget.loweredBelowInFlight || budget.inFlightCost <= budget.policy.allocation(),
+          () -> "invariant 1: while_in_flight budget " + budget.key + " " + budget.policy
+              + " has in-flight cost " + budget.inFlightCost);
+    }
+    boolean globalRoom = globalLimit == 0 || inFlight < globalLimit;
+    List<Job> ready = jobs.values().stream().filter(j -> j.state == State.READY).toList();
+    for (Worker worker : openWorkers) {
+      if (!globalRoom || !worker.hasFreeSlot()) {
+        continue;
+      }
+      Map<String, Job> heads = heads(worker.queues);
+      for (Job job : ready) {
+        if (!worker.takes(job.queue)) {
+          continue;
+        }
+        check(!job.bindings.isEmpty(), () -> "invariant 4: unbound ready job " + job + " of "
+            + job.queue + " left undispatched though " + worker + " has a free slot (holds "
+            + worker.holding.size() + ")");
+        check(headedBudgets(job, heads).isEmpty() || !affordable(job), () -> "invariant 5: "
+            + "ready job " + job + " of " + job.queue + " " + job.bindings + " heads "
+            + headedBudgets(job, heads) + " among the queues of " + worker.name
+            + " and every budget can pay now (" + budgetStates(job) + "), yet it was left "
+            + "undispatched though " + worker + " has a free slot (holds "
+            + worker.holding.size() + ")");
+      }
+    }
+    // §5.2: each stream gets the best dispatchable job. A job that headed its budgets from the
+    // start of the pass and can still pay at its end (tokens only go down during a pass) was
+    // dispatchable throughout, so no stream may have received a worse one instead.
+    for (Map.Entry<Worker, List<Job>> e : received.entrySet()) {
+      Worker worker = e.getKey();
+      Job worst = e.getValue().stream().max(ORDER).orElseThrow();
+      for (Job job : ready) {
+        if (dispatchableAtStart.get(worker).contains(job.id)
+            && (job.bindings.isEmpty() || affordable(job)) && ORDER.compare(job, worst) < 0) {
+          throw new Violation("§5.2 best job first: " + worker.name + " received " + worst
+              + " (priority " + worst.priority + ") while " + job + " (priority " + job.priority
+              + ", " + job.bindings + ") was dispatchable throughout the pass and is still "
+              + "ready");
+        }
+      }
+    }
+  }
+
+  /**
+   * Each budget's head for a worker taking {@code queues} (every queue when null): its best ready
+   * job among those queues (BUDGETS.md §5.2: "its head is its best parked job in Q"). Recomputed
+   * whenever needed, since it changes with every delivery.
+   */
+  private Map<String, Job> heads(Set<String> queues) {
+    Map<String, Job> heads = new HashMap<>();
+    for (Job job : jobs.values()) {
+      if (job.state != State.READY || (queues != null && !queues.contains(job.queue))) {
+        continue;
+      }
+      for (Binding binding : job.bindings) {
+        heads.merge(binding.key(), job, (a, b) -> ORDER.compare(a, b) <= 0 ? a : b);
+      }
+    }
+    return heads;
+  }
+
+  private static boolean boundTo(Job job, String key) {
+    for (Binding binding : job.bindings) {
+      if (binding.key().equals(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<String> headedBudgets(Job job, Map<String, Job> heads) {
+    List<String> headed = new ArrayList<>();
+    for (Binding binding : job.bindings) {
+      if (heads.get(binding.key()) == job) {
+        headed.add(binding.key());
+      }
+    }
+    return headed;
+  }
+
+  private boolean affordable(Job job) {
+    for (Binding binding : job.bindings) {
+      if (!budgets.get(binding.key()).bucket.canPay(binding.cost(), now)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private String budgetStates(Job job) {
+    return job.bindings.stream().map(b -> {
+      Budget budget = budgets.get(b.key());
+      return b.key() + ": " + budget.policy + " holds " + budget.bucket.available(now)
+          + ", in-flight cost " + budget.inFlightCost;
+    }).collect(Collectors.joining("; "));
+  }
+
+  /**
+   * The next instant at which the model expects something to become dispatchable without any
+   * command: a scheduled job coming due, or a head that only the drip still keeps waiting.
+   */
+  private long modelNextInstant() {
+    long next = Long.MAX_VALUE;
+    // A head for any worker heads its own queue, so the heads per single queue cover them all.
+    Map<String, Map<String, Job>> headsByQueue = new HashMap<>();
+    for (Job job : jobs.values()) {
+      if (job.state == State.SCHEDULED) {
+        next = Math.min(next, job.readyAtMs);
+      } else if (job.state == State.READY && !job.bindings.isEmpty() && !headedBudgets(job,
+          headsByQueue.computeIfAbsent(job.queue, q -> heads(Set.of(q)))).isEmpty()) {
+        long at = now;
+        for (Binding binding : job.bindings) {
+          at = Math.max(at, budgets.get(binding.key()).bucket.payableAt(binding.cost(), now));
+        }
+        if (at > now && at != Long.MAX_VALUE) {
+          next = Math.min(next, at);
+        }
+      }
+    }
+    return next;
+  }
+
+  // ---- operations ----------------------------------------------------------------------------
+
+  /** Runs an engine call whose outcome the model predicted; null {@code expected} = success. */
+  private boolean expect(String what, Runnable call, Class<? extends SluiceException> type,
+      String expected) {
+    SluiceException thrown = null;
+    try {
+      call.run();
+    } catch (SluiceException e) {
+      thrown = e;
+    }
+    SluiceException actual = thrown;
+    if (expected == null) {
+      check(actual == null, () -> what + ": expected success, engine refused with "
+          + actual.getClass().getSimpleName() + " '" + actual.getMessage() + "'");
+      logStep(what + ": ok");
+      return true;
+    }
+    check(actual != null, () -> what + ": expected refusal " + type.getSimpleName() + " '"
+        + expected + "', engine accepted it");
+    check(type.isInstance(actual) && expected.equals(actual.getMessage()), () -> what
+        + ": expected " + type.getSimpleName() + " '" + expected + "', engine said "
+        + actual.getClass().getSimpleName() + " '" + actual.getMessage() + "'");
+    logStep(what + ": refused (" + expected + ")");
+    refusals++;
+    return false;
+  }
+
+  /** §8.9 shrink guard message, or null when nothing unfinished costs more than capacity. */
+  private String shrinkRefusal(String key, long capacity) {
+    long max = 0;
+    int count = 0;
+    for (Job job : jobs.values()) {
+      for (Binding binding : job.bindings) {
+        if (binding.key().equals(key)) {
+          max = Math.max(max, binding.cost());
+          count++;
+        }
+      }
+    }
+    if (max <= capacity) {
+      return null;
+    }
+    return "budget '" + key + "' cannot allocate " + capacity + ": " + count + " unfinished "
+        + (count == 1 ? "job" : "jobs") + " draw up to " + max + " from it. Raise the "
+        + "allocation, delete them, or wait for them to drain.";
+  }
+
+  private void putBudget(String key, ModelPolicy policy) {
+    Budget existing = budgets.get(key);
+    String refusal = existing == null ? null : shrinkRefusal(key, policy.capacity());
+    boolean ok = expect("put " + key + " " + policy,
+        () -> engine.budgetAdmin().put(key, policy.toSpec(), now),
+        SluiceException.Unprocessable.class, refusal);
+    if (ok) {
+      if (existing == null) {
+        budgets.put(key, new Budget(key, policy));
+      } else {
+        existing.adopt(policy);
+      }
+    }
+  }
+
+  private void createBudget(String key, ModelPolicy policy) {
+    boolean exists = budgets.containsKey(key);
+    boolean ok = expect("create " + key + " " + policy,
+        () -> engine.budgetAdmin().create(key, policy.toSpec(), now),
+        SluiceException.Conflict.class, exists ? "budget '" + key + "' already exists" : null);
+    if (ok) {
+      budgets.put(key, new Budget(key, policy));
+    }
+  }
+
+  private void patchBudget(Ops.PatchBudget patch) {
+    String key = key(patch.key());
+    PolicyPatch body = new PolicyPatch(patch.allocation(), patch.type(), patch.durationMs(),
+        patch.burst(), patch.clearBurst());
+    String what = "patch " + key + " {" + (patch.allocation() == null ? "" : "allocation "
+        + patch.allocation() + " ") + (patch.type() == null ? "" : patch.type() + " ")
+        + (patch.durationMs() == null ? "" : "duration " + patch.durationMs() + " ")
+        + (patch.burst() == null ? "" : "burst " + patch.burst() + " ")
+        + (patch.clearBurst() ? "burst null " : "") + "}";
+    Budget budget = budgets.get(key);
+    if (budget == null) {
+      expect(what, () -> engine.budgetAdmin().patch(key, body, now),
+          SluiceException.NotFound.class, "budget '" + key + "' not found");
+      return;
+    }
+    // §8.5: a changed type keeps none of the stored strategy fields; same type merges them.
+    ModelPolicy old = budget.policy;
+    String type = patch.type() != null ? patch.type() : old.type();
+    boolean sameType = type.equals(old.type());
+    Long durationMs = patch.durationMs();
+    Long burst = patch.burst();
+    if (sameType && old.timeBased()) {
+      durationMs = durationMs != null ? durationMs : (Long) old.durationMs();
+      burst = patch.clearBurst() ? null : burst != null ? burst : old.burst();
+    }
+    long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
+    String invalid = null;
+    ModelPolicy merged = null;
+    if (type.equals("time_based")) {
+      if (durationMs == null) {
+        invalid = "time_based budget requires duration_ms";
+      } else {
+        merged = ModelPolicy.timeBased(allocation, durationMs, burst);
+      }
+    } else if (durationMs != null) {
+      invalid = "while_in_flight budget cannot take a duration_ms";
+    } else if (burst != null) {
+      invalid = "while_in_flight budget cannot take a burst";
+    } else {
+      merged = ModelPolicy.whileInFlight(allocation);
+    }
+    String refusal = invalid != null ? invalid : shrinkRefusal(key, merged.capacity());
+    boolean ok = expect(what + (merged == null ? "" : " → " + merged),
+        () -> engine.budgetAdmin().patch(key, body, now), SluiceException.Unprocessable.class,
+        refusal);
+    if (ok) {
+      budget.adopt(merged);
+    }
+  }
+
+  private void deleteBudget(String key) {
+    Budget budget = budgets.get(key);
+    if (budget == null) {
+      expect("delete " + key, () -> engine.budgetAdmin().delete(key),
+          SluiceException.NotFound.class, "budget '" + key + "' not found");
+      return;
+    }
+    long referencing = jobs.values().stream().filter(j -> boundTo(j, key)).count();
+    String refusal = referencing == 0 ? null : "budget '" + key + "' is referenced by "
+        + referencing + " unfinished " + (referencing == 1 ? "job" : "jobs")
+        + ". Delete them or wait for them to finish before deleting it.";
+    if (expect("delete " + key, () -> engine.budgetAdmin().delete(key),
+        SluiceException.Conflict.class, refusal)) {
+      budgets.remove(key);
+    }
+  }
+
+  private void enqueue(List<Ops.JobGen> gens) {
+    Map<String, ModelPolicy> planned = new LinkedHashMap<>();
+    List<NewJob> requests = new ArrayList<>();
+    List<Job> created = new ArrayList<>();
+    for (Ops.JobGen gen : gens) {
+      List<BindingRequest> bindingRequests = new ArrayList<>();
+      List<Binding> bindings = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      for (Ops.BindGen bind : gen.bindings()) {
+        String key = key(bind.key());
+        if (!seen.add(key)) {
+          continue;
+        }
+        Budget existing = budgets.get(key);
+        ModelPolicy policy = existing != null ? existing.policy
+            : planned.computeIfAbsent(key, k -> bind.createWith());
+        long cost = 1 + (bind.costRaw() - 1) % policy.capacity();
+        bindingRequests.add(new BindingRequest(key, cost, bind.createWith().toSpec()));
+        bindings.add(new Binding(key, cost));
+      }
+      Long readyAtMs = gen.delayMs() == 0 ? null : now + gen.delayMs();
+      JobId id = ids.next(now);
+      requests.add(new NewJob(id, "prop", queue(gen.queue()), gen.priority(), readyAtMs, null,
+          null, null, PAYLOAD, bindingRequests));
+      Job job = new Job(id, "J" + ++jobSeq, queue(gen.queue()), gen.priority(),
+          List.copyOf(bindings));
+      job.state = readyAtMs == null ? State.READY : State.SCHEDULED;
+      job.readyAtMs = readyAtMs == null ? now : readyAtMs;
+      created.add(job);
+    }
+    submit(requests, created, planned, "enqueue");
+  }
+
+  private void submit(List<NewJob> requests, List<Job> created, Map<String, ModelPolicy> planned,
+      String verb) {
+    String what = verb + " " + created.stream().map(j -> j.name + "{" + j.queue + " p"
+        + j.priority + (j.bindings.isEmpty() ? "" : " " + j.bindings.stream()
+            .map(b -> b.key() + ":" + b.cost()).collect(Collectors.joining(",")))
+        + (j.state == State.SCHEDULED ? " at+" + (j.readyAtMs - now) : "") + "}")
+        .collect(Collectors.joining(" "))
+        + planned.entrySet().stream().map(e -> ", creating " + e.getKey() + " " + e.getValue())
+            .collect(Collectors.joining());
+    List<JobSnapshot> snapshots;
+    try {
+      snapshots = engine.enqueue(requests, now);
+    } catch (SluiceException e) {
+      throw new Violation(what + ": engine refused a valid enqueue: " + e.getMessage());
+    }
+    logStep(what);
+    planned.forEach((key, policy) -> budgets.put(key, new Budget(key, policy)));
+    for (int i = 0; i < created.size(); i++) {
+      Job job = created.get(i);
+      JobSnapshot snapshot = snapshots.get(i);
+      check(snapshot.budgets().equals(job.bindings), () -> job.name + " was stored with bindings "
+          + snapshot.budgets() + ", requested " + job.bindings);
+      jobs.put(job.id, job);
+      names.put(job.id, job.name);
+    }
+  }
+
+  private void openWorker(int queueMask, int prefetch) {
+    Set<String> queues = null;
+    if (queueMask != 0) {
+      queues = new LinkedHashSet<>();
+      for (int i = 0; i < Ops.QUEUES; i++) {
+        if ((queueMask & (1 << i)) != 0) {
+          queues.add(queue(i));
+        }
+      }
+    }
+    Worker worker = new Worker("W" + ++workerSeq, queues, prefetch);
+    worker.session = engine.openSession(queues, prefetch, worker);
+    openWorkers.add(worker);
+    logStep("open " + worker);
+  }
+
+  private List<Job> inFlight() {
+    return jobs.values().stream().filter(j -> j.state == State.IN_FLIGHT).toList();
+  }
+
+  private void ack(int pick, boolean stale) {
+    List<Job> candidates = inFlight();
+    if (stale || candidates.isEmpty()) {
+      List<JobId> notInFlight = new ArrayList<>(finished);
+      jobs.values().stream().filter(j -> j.state != State.IN_FLIGHT).forEach(j ->
+          notInFlight.add(j.id));
+      if (notInFlight.isEmpty()) {
+        logStep("ack: nothing to ack");
+        return;
+      }
+      JobId id = notInFlight.get(pick % notInFlight.size());
+      expect("ack " + names.get(id) + " (not in flight)", () -> engine.complete(id, now),
+          SluiceException.NotFound.class, "job not found in in-flight set");
+      return;
+    }
+    Job job = candidates.get(pick % candidates.size());
+    engine.complete(job.id, now);
+    logStep("ack " + job + " (held by " + job.holder.name + ")");
+    leaveFlight(job);
+    jobs.remove(job.id);
+    finished.add(job.id);
+  }
+
+  private void fail(int pick, Ops.FailKind kind, int delayMs) {
+    List<Job> candidates = inFlight();
+    if (candidates.isEmpty()) {
+      logStep("fail: nothing in flight");
+      return;
+    }
+    Job job = candidates.get(pick % candidates.size());
+    Long retryAtMs = switch (kind) {
+      case RETRY_IN_PAST -> now - delayMs - 1;
+      case RETRY_NOW -> now;
+      case RETRY_LATER -> now + delayMs + 1;
+      case BACKOFF, KILL -> null;
+    };
+    FailureReport report =
+        new FailureReport("boom", null, null, retryAtMs, kind == Ops.FailKind.KILL, 0.5);
+    String holder = job.holder.name;
+    JobSnapshot after = engine.fail(job.id, report, now);
+    logStep("fail " + job + " (held by " + holder + ") " + kind
+        + (retryAtMs == null ? "" : " retry_at " + (retryAtMs - START_MS)) + " → "
+        + after.status().wireName() + (after.status() == JobStatus.SCHEDULED
+            ? " until " + (after.readyAtMs() - START_MS) : ""));
+    leaveFlight(job);
+    if (kind == Ops.FailKind.KILL) {
+      check(after.status() == JobStatus.DEAD, () -> "a killing failure left " + job + " "
+          + after.status());
+    } else if (retryAtMs != null) {
+      check(after.status() == JobStatus.SCHEDULED && after.readyAtMs() == retryAtMs,
+          () -> "fail with retry_at left " + job + " " + after.status() + " at "
+              + after.readyAtMs());
+    } else {
+      check(after.status() == JobStatus.DEAD
+          || (after.status() == JobStatus.SCHEDULED && after.readyAtMs() >= now),
+          () -> "fail with backoff left " + job + " " + after.status() + " at "
+              + after.readyAtMs());
+    }
+    if (after.status() == JobStatus.DEAD) {
+      jobs.remove(job.id);
+      finished.add(job.id);
+    } else {
+      job.state = State.SCHEDULED;
+      job.readyAtMs = after.readyAtMs();
+    }
+  }
+
+  private void closeWorker(int pick, boolean again) {
+    if (again && !closedWorkers.isEmpty()) {
+      Worker worker = closedWorkers.get(pick % closedWorkers.size());
+      engine.closeSession(worker.session, now);
+      logStep("disconnect " + worker.name + " again (must change nothing)");
+      return;
+    }
+    if (openWorkers.isEmpty()) {
+      logStep("disconnect: no worker open");
+      return;
+    }
+    close(openWorkers.get(pick % openWorkers.size()));
+  }
+
+  private void close(Worker worker) {
+    engine.closeSession(worker.session, now);
+    List<Job> held = worker.holding.stream().map(jobs::get).toList();
+    logStep("disconnect " + worker.name + (held.isEmpty() ? "" : ", requeueing " + held));
+    for (Job job : held) {
+      leaveFlight(job);
+      job.state = State.READY;
+    }
+    openWorkers.remove(worker);
+    closedWorkers.add(worker);
+  }
+
+  /** The job leaves flight: concurrency budgets (by their current strategy) get it back (§5.5). */
+  private void leaveFlight(Job job) {
+    for (Binding binding : job.bindings) {
+      Budget budget = budgets.get(binding.key());
+      budget.inFlightCost -= binding.cost();
+      if (!budget.policy.timeBased()) {
+        budget.bucket.release(binding.cost());
+      }
+    }
+    job.holder.holding.remove(job.id);
+    job.holder = null;
+  }
+
+  /**
+   * Moves the clock like the idle engine loop: it wakes at every engine deadline on the way, and
+   * also at every instant the model expects a scheduled job or a drip-blocked head to become
+   * dispatchable (an extra turn is harmless, and it is where a late wake-up would show).
+   */
+  private void advance(long ms) {
+    long target = now + ms;
+    logStep("advance " + ms + " ms");
+    int wakes = 0;
+    while (true) {
+      long next = Math.min(engine.nextDeadlineMs(), modelNextInstant());
+      if (next > target) {
+        break;
+      }
+      long at = next;
+      check(at > now, () -> "a deadline " + (at - START_MS) + " is not after now");
+      now = at;
+      check(++wakes <= 20_000, () -> "more than 20000 wake-ups within one advance");
+      ticks++;
+      turn();
+    }
+    now = target;
+  }
+
+  // ---- end of scenario -----------------------------------------------------------------------
+
+  /**
+   * Invariant 6 by behaviour: every worker disconnects (returning whatever it held), then each
+   * while_in_flight budget in turn is offered {@code allocation + 1} cost-1 probe jobs on a queue
+   * of its own and one unlimited worker: exactly as many must go out at once as the budget holds
+   * — its whole allocation, unless a §7 switch from time_based carried fewer tokens over.
+   */
+  private void finale() {
+    logStep("finale: every worker disconnects, then each while_in_flight budget is probed");
+    for (Worker worker : List.copyOf(openWorkers)) {
+      close(worker);
+      turn();
+    }
+    for (Budget budget : List.copyOf(budgets.values())) {
+      check(budget.inFlightCost == 0, () -> "model: " + budget + " still has in-flight cost");
+      if (budget.policy.timeBased()) {
+        continue;
+      }
+      long capacity = budget.policy.allocation();
+      long held = budget.bucket.tokens();
+      // Nothing is in flight now, so the global limit is the only other cap on "at once".
+      long expected = globalLimit == 0 ? held : Math.min(held, globalLimit);
+      // Self-check of the model: without a §7 strategy switch, conservation (in flight + T − D
+      // = allocation) gives back the full allocation once nothing is in flight. After a switch
+      // from time_based the bucket holds min(T, C) instead, and a later narrowing can leave debt
+      // that no release will ever pay: the spec's own outcome, which the probe then expects.
+      check(budget.switchedFromRate || (held == capacity && budget.bucket.debt() == 0),
+          () -> "model: " + budget + " lost tokens without a strategy switch");
+      String probeQueue = "probe-" + budget.key;
+      List<NewJob> requests = new ArrayList<>();
+      List<Job> created = new ArrayList<>();
+      for (long i = 0; i <= capacity; i++) {
+        JobId id = ids.next(now);
+        requests.add(new NewJob(id, "probe", probeQueue, 0, null, null, null, null, PAYLOAD,
+            List.of(new BindingRequest(budget.key, 1L, null))));
+        Job job = new Job(id, "P" + ++jobSeq, probeQueue, 0, List.of(new Binding(budget.key, 1)));
+        job.state = State.READY;
+        job.readyAtMs = now;
+        created.add(job);
+      }
+      step++;
+      submit(requests, created, Map.of(), "probe " + budget + ":");
+      turn();
+      step++;
+      Worker probe = new Worker("W" + ++workerSeq, Set.of(probeQueue), 0);
+      probe.session = engine.openSession(probe.queues, 0, probe);
+      openWorkers.add(probe);
+      logStep("open " + probe);
+      int before = dispatches;
+      turn();
+      int got = dispatches - before;
+      check(got == expected, () -> "invariant 6: once nothing was in flight, while_in_flight "
+          + "budget " + budget.key + " " + budget.policy + " dispatched " + got + " of "
+          + (capacity + 1) + " cost-1 probe jobs at once; expected " + expected + ": it should "
+          + "hold " + held + (held == capacity ? " (its allocation)" : " (carried over by a §7 "
+          + "switch)") + (expected < held ? ", capped by the global in-flight limit" : "")
+          + ": tokens were " + (got < expected ? "lost" : "returned more than once"));
+      step++;
+      close(probe);
+      turn();
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package io.sluice.engine.property;
+
+import java.util.List;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.RandomDistribution;
+import net.jqwik.api.Tuple;
+
+/**
+ * The operations a scenario drives through the engine. Every field is raw randomness that the
+ * runner interprets against the state at the time (an index is taken modulo the number of
+ * candidates, a cost modulo the capacity), so any list of operations is a valid scenario and
+ * shrinking can drop or simplify any step.
+ */
+final class Ops {
+  private Ops() {}
+
+  static final int BUDGET_KEYS = 4;
+  static final int QUEUES = 3;
+
+  sealed interface Op {}
+
+  /** PUT /budgets/{key}: create or replace whole. */
+  record PutBudget(int key, ModelPolicy policy) implements Op {}
+
+  /** POST /budgets/{key}: create, never overwrite. */
+  record CreateBudget(int key, ModelPolicy policy) implements Op {}
+
+  /** PATCH /budgets/{key}; null fields are absent, {@code clearBurst} is {@code "burst": null}. */
+  record PatchBudget(int key, Long allocation, String type, Long durationMs, Long burst,
+      boolean clearBurst) implements Op {}
+
+  record DeleteBudget(int key) implements Op {}
+
+  record Enqueue(List<JobGen> jobs) implements Op {}
+
+  /** {@code queueMask} 0 means every queue; {@code prefetch} 0 means unlimited. */
+  record OpenWorker(int queueMask, int prefetch) implements Op {}
+
+  /** Acks an in-flight job; {@code stale} acks one that is not in flight (must be refused). */
+  record Ack(int pick, boolean stale) implements Op {}
+
+  record Fail(int pick, FailKind kind, int delayMs) implements Op {}
+
+  /** Disconnects a worker; {@code again} picks among already closed ones (must be a no-op). */
+  record CloseWorker(int pick, boolean again) implements Op {}
+
+  record Advance(long ms) implements Op {}
+
+  enum FailKind {
+    RETRY_IN_PAST,
+    RETRY_NOW,
+    RETRY_LATER,
+    BACKOFF,
+    KILL
+  }
+
+  /** {@code delayMs} 0 means ready now, else {@code ready_at} that far in the future. */
+  record JobGen(int queue, int priority, List<BindGen> bindings, int delayMs) {}
+
+  /** A binding to budget {@code key}; the cost is {@code 1 + (costRaw - 1) % capacity}. */
+  record BindGen(int key, int costRaw, ModelPolicy createWith) {}
+
+  /** Relative weights of the operations, and which strategies the budgets may have. */
+  record Profile(int put, int create, int patch, int delete, int enqueue, int openWorker,
+      int ack, int fail, int close, int advance, boolean timeBased, boolean concurrency,
+      int maxBindings) {
+    static final Profile MIXED = new Profile(6, 2, 6, 2, 25, 6, 18, 8, 4, 20, true, true, 3);
+    static final Profile CONCURRENCY_ONLY =
+        new Profile(6, 2, 8, 2, 25, 6, 20, 8, 6, 12, false, true, 3);
+    static final Profile RATE_HEAVY = new Profile(4, 2, 4, 1, 25, 5, 18, 6, 3, 30, true, false, 3);
+
+    Profile withMaxBindings(int max) {
+      return new Profile(put, create, patch, delete, enqueue, openWorker, ack, fail, close,
+          advance, timeBased, concurrency, max);
+    }
+  }
+
+  /**
+   * Scenarios of 1 to {@code maxSteps} operations, sizes drawn uniformly (so two thirds have 50
+   * or more when {@code maxSteps} is 150); a failing one shrinks to the few steps that matter.
+   */
+  static Arbitrary<List<Op>> scenarios(Profile p, int maxSteps) {
+    // No edge cases: jqwik would otherwise mix in runs of one repeated corner operation (the
+    // first alternative with its smallest values), skewing the operation mix heavily.
+    return operation(p).withoutEdgeCases().list().ofMinSize(1).ofMaxSize(maxSteps)
+        .withSizeDistribution(RandomDistribution.uniform()).withoutEdgeCases();
+  }
+
+  @SuppressWarnings("unchecked")
+  static Arbitrary<Op> operation(Profile p) {
+    return Arbitraries.frequencyOf(
+        Tuple.of(p.put(), Combinators.combine(key(), policy(p)).as(PutBudget::new)),
+        Tuple.of(p.create(), Combinators.combine(key(), policy(p)).as(CreateBudget::new)),
+        Tuple.of(p.patch(), patch(p)),
+        Tuple.of(p.delete(), key().map(DeleteBudget::new)),
+        Tuple.of(p.enqueue(), job(p).list().ofMinSize(1).ofMaxSize(4).map(Enqueue::new)),
+        Tuple.of(p.openWorker(), Combinators.combine(
+            Arbitraries.integers().between(0, (1 << QUEUES) - 1),
+            Arbitraries.frequency(Tuple.of(3, 0), Tuple.of(2, 1), Tuple.of(2, 2), Tuple.of(1, 3)))
+            .as(OpenWorker::new)),
+        Tuple.of(p.ack(), Combinators.combine(pick(), Arbitraries.of(false, false, false, false,
+            false, false, false, false, false, true)).as(Ack::new)),
+        Tuple.of(p.fail(), Combinators.combine(pick(), Arbitraries.of(FailKind.class),
+            Arbitraries.integers().between(0, 5_000)).as(Fail::new)),
+        Tuple.of(p.close(), Combinators.combine(pick(),
+            Arbitraries.of(false, false, false, true)).as(CloseWorker::new)),
+        Tuple.of(p.advance(), advance()));
+  }
+
+  static Arbitrary<Integer> key() {
+    return Arbitraries.integers().between(0, BUDGET_KEYS - 1);
+  }
+
+  static Arbitrary<Integer> pick() {
+    return Arbitraries.integers().between(0, 63);
+  }
+
+  static Arbitrary<Op> advance() {
+    return Arbitraries.frequencyOf(
+        Tuple.of(2, Arbitraries.just(0L)),
+        Tuple.of(3, Arbitraries.longs().between(1, 20)),
+        Tuple.of(4, Arbitraries.longs().between(21, 2_000)),
+        Tuple.of(2, Arbitraries.longs().between(2_001, 300_000)))
+        .map(Advance::new);
+  }
+
+  static Arbitrary<Long> duration() {
+    return Arbitraries.oneOf(
+        Arbitraries.of(1L, 7L, 100L, 1_000L, 10_000L, 60_000L),
+        Arbitraries.longs().between(1, 60_000));
+  }
+
+  static Arbitrary<ModelPolicy> policy(Profile p) {
+    Arbitrary<ModelPolicy> concurrency =
+        Arbitraries.longs().between(1, 6).map(ModelPolicy::whileInFlight);
+    Arbitrary<ModelPolicy> rate = Combinators.combine(
+        Arbitraries.longs().between(1, 5), duration(),
+        Arbitraries.longs().between(1, 8).injectNull(0.5))
+        .as(ModelPolicy::timeBased);
+    if (p.timeBased() && p.concurrency()) {
+      return Arbitraries.oneOf(concurrency, rate);
+    }
+    return p.timeBased() ? rate : concurrency;
+  }
+
+  static Arbitrary<Op> patch(Profile p) {
+    Arbitrary<String> type;
+    if (p.timeBased() && p.concurrency()) {
+      type = Arbitraries.frequency(Tuple.of(6, "-"), Tuple.of(2, "while_in_flight"),
+          Tuple.of(2, "time_based"));
+    } else {
+      type = Arbitraries.frequency(Tuple.of(6, "-"),
+          Tuple.of(2, p.timeBased() ? "time_based" : "while_in_flight"));
+    }
+    // Concurrency-only scenarios never send a period or a burst: those patches would only be
+    // refused as invalid, or (with a type change) switch to time_based.
+    Arbitrary<Long> durationMs = p.timeBased() ? duration().injectNull(0.6)
+        : Arbitraries.just((Long) null);
+    Arbitrary<Long> burst = p.timeBased() ? Arbitraries.longs().between(1, 8).injectNull(0.7)
+        : Arbitraries.just((Long) null);
+    Arbitrary<Boolean> clearBurst = p.timeBased()
+        ? Arbitraries.frequency(Tuple.of(9, false), Tuple.of(1, true))
+        : Arbitraries.just(false);
+    return Combinators.combine(key(), Arbitraries.longs().between(1, 8).injectNull(0.4), type,
+            durationMs, burst, clearBurst)
+        .as((key, allocation, t, d, b, clear) -> new PatchBudget(key, allocation,
+            t.equals("-") ? null : t, d,
+            clear ? null : b, // JSON cannot say "burst": null and "burst": n at once
+            clear));
+  }
+
+  static Arbitrary<JobGen> job(Profile p) {
+    Arbitrary<BindGen> binding = Combinators.combine(key(),
+        Arbitraries.integers().between(1, 8), policy(p)).as(BindGen::new);
+    return Combinators.combine(
+        Arbitraries.integers().between(0, QUEUES - 1),
+        Arbitraries.integers().between(0, 3),
+        binding.list().ofMinSize(0).ofMaxSize(p.maxBindings()),
+        Arbitraries.frequencyOf(Tuple.of(8, Arbitraries.just(0)),
+            Tuple.of(2, Arbitraries.integers().between(1, 5_000))))
+        .as(JobGen::new);
+  }
+}
