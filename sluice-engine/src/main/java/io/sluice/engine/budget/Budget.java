@@ -31,6 +31,8 @@ public final class Budget {
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
   private int parkedCount;
+  /** Summed cost of the jobs bound here that are in flight, whatever the strategy. */
+  private long inFlightCost;
   /**
    * Heads (of this or another budget) last found unable to pay because of this budget; a release,
    * refill or policy change here looks at them again. Entries may be stale: they are checked.
@@ -70,7 +72,7 @@ public final class Budget {
   }
 
   void replace(BudgetPolicy newPolicy, long nowMs) {
-    bucket.adopt(newPolicy, nowMs);
+    bucket.adopt(newPolicy, nowMs, inFlightCost);
     policy = newPolicy;
     updatedAtMs = nowMs;
   }
@@ -142,6 +144,18 @@ public final class Budget {
 
   public int parkedCount() {
     return parkedCount;
+  }
+
+  void dispatched(long cost) {
+    inFlightCost += cost;
+  }
+
+  void leftFlight(long cost) {
+    inFlightCost = Math.max(0, inFlightCost - cost);
+  }
+
+  public long inFlightCost() {
+    return inFlightCost;
   }
 
   // ---- unfinished jobs -----------------------------------------------------------------------

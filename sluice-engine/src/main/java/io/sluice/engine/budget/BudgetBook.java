@@ -207,7 +207,9 @@ public final class BudgetBook {
       }
     }
     for (Binding binding : job.budgets()) {
-      budgets.get(binding.key()).bucket().tryAcquire(binding.cost(), nowMs);
+      Budget budget = budgets.get(binding.key());
+      budget.bucket().tryAcquire(binding.cost(), nowMs);
+      budget.dispatched(binding.cost());
     }
     unpark(job, nowMs);
     return Admission.ADMIT;
@@ -217,7 +219,11 @@ public final class BudgetBook {
   public void release(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
-      if (budget != null && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+      if (budget == null) {
+        continue;
+      }
+      budget.leftFlight(binding.cost());
+      if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
         budget.bucket().release(binding.cost());
         wake(budget, nowMs);
       }

@@ -126,15 +126,21 @@ public final class TokenBucket {
     return Availability.at(at < nowMs ? Long.MAX_VALUE : at);
   }
 
-  /** Takes a new policy without a reset (BUDGETS.md §7 {@code Adopt}). */
-  public void adopt(BudgetPolicy newPolicy, long nowMs) {
+  /**
+   * Takes a new policy without a reset (BUDGETS.md §7 {@code Adopt}). {@code inFlightCost} is
+   * what jobs bound to this budget hold in flight right now: a switch from {@code time_based} to
+   * {@code while_in_flight} counts them as holding slots (see docs/decisions.md), since §7's
+   * literal rule would leave the new pool short of those slots for good.
+   */
+  public void adopt(BudgetPolicy newPolicy, long nowMs, long inFlightCost) {
     refill(nowMs);
     boolean wasConcurrency = policy.type() == StrategyType.WHILE_IN_FLIGHT;
+    boolean isConcurrency = newPolicy.type() == StrategyType.WHILE_IN_FLIGHT;
     long oldPeriod = wasConcurrency ? -1 : policy.durationMs();
     long oldCapacity = capacity;
     policy = newPolicy;
     capacity = newPolicy.capacity();
-    if (wasConcurrency && newPolicy.type() == StrategyType.WHILE_IN_FLIGHT) {
+    if (wasConcurrency && isConcurrency) {
       long spare = tokens - debt + (capacity - oldCapacity);
       if (spare >= 0) {
         tokens = Math.min(spare, capacity);
@@ -143,6 +149,9 @@ public final class TokenBucket {
         tokens = 0;
         debt = -spare;
       }
+    } else if (isConcurrency) {
+      tokens = Math.max(0, capacity - inFlightCost);
+      debt = Math.max(0, inFlightCost - capacity);
     } else {
       debt = 0;
     }

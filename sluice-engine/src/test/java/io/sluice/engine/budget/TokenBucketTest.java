@@ -251,7 +251,7 @@ class TokenBucketTest {
     @Test
     void paysOffDebtBeforeFreeingSlots() {
       TokenBucket bucket = running(6, 6);
-      bucket.adopt(whileInFlight(3), T0); // debt 3
+      bucket.adopt(whileInFlight(3), T0, 0); // debt 3
 
       bucket.release(2);
       assertThat(bucket.debt()).isEqualTo(1);
@@ -334,7 +334,7 @@ class TokenBucketTest {
     @Test
     void isOnReleaseWhileAConcurrencyBucketIsInDebt() {
       TokenBucket bucket = running(6, 6);
-      bucket.adopt(whileInFlight(1), T0);
+      bucket.adopt(whileInFlight(1), T0, 0);
 
       assertThat(bucket.nextAvailable(1, T0)).isEqualTo(Availability.ON_RELEASE);
     }
@@ -393,7 +393,7 @@ class TokenBucketTest {
     void leavesANarrowedConcurrencyBudgetInDebtForWhatStillRuns() {
       TokenBucket bucket = running(6, 6);
 
-      bucket.adopt(whileInFlight(1), T0);
+      bucket.adopt(whileInFlight(1), T0, 0);
 
       assertThat(bucket.tokens()).isZero();
       assertThat(bucket.debt()).isEqualTo(5);
@@ -402,7 +402,7 @@ class TokenBucketTest {
     @Test
     void letsCompletionsOneToFiveOnlyPayTheDebtAfterCuttingSixToOne() {
       TokenBucket bucket = running(6, 6);
-      bucket.adopt(whileInFlight(1), T0);
+      bucket.adopt(whileInFlight(1), T0, 0);
 
       for (int completed = 1; completed <= 5; completed++) {
         bucket.release(1);
@@ -420,7 +420,7 @@ class TokenBucketTest {
     void handsOutNewSlotsAtOnceWhenAConcurrencyBudgetWidens() {
       TokenBucket bucket = running(2, 2);
 
-      bucket.adopt(whileInFlight(5), T0);
+      bucket.adopt(whileInFlight(5), T0, 0);
 
       assertThat(bucket.tokens()).isEqualTo(3);
       assertThat(bucket.debt()).isZero();
@@ -429,14 +429,14 @@ class TokenBucketTest {
     @Test
     void letsWideningPayOffDebtFirst() {
       TokenBucket bucket = running(6, 6);
-      bucket.adopt(whileInFlight(1), T0); // debt 5
+      bucket.adopt(whileInFlight(1), T0, 0); // debt 5
 
-      bucket.adopt(whileInFlight(4), T0); // 3 more slots, all owed
+      bucket.adopt(whileInFlight(4), T0, 0); // 3 more slots, all owed
 
       assertThat(bucket.tokens()).isZero();
       assertThat(bucket.debt()).isEqualTo(2);
 
-      bucket.adopt(whileInFlight(8), T0);
+      bucket.adopt(whileInFlight(8), T0, 0);
       assertThat(bucket.tokens()).isEqualTo(2);
       assertThat(bucket.debt()).isZero();
     }
@@ -445,7 +445,7 @@ class TokenBucketTest {
     void narrowsAnIdleConcurrencyBudgetToItsNewSize() {
       TokenBucket bucket = running(10, 0);
 
-      bucket.adopt(whileInFlight(4), T0);
+      bucket.adopt(whileInFlight(4), T0, 0);
 
       assertThat(bucket.tokens()).isEqualTo(4);
       assertThat(bucket.debt()).isZero();
@@ -455,7 +455,7 @@ class TokenBucketTest {
     void keepsProgressWhenOnlyTheRateChanges() {
       TokenBucket bucket = drained(timeBased(1, MINUTE_MS));
 
-      bucket.adopt(timeBased(120, MINUTE_MS), T0 + 30_000);
+      bucket.adopt(timeBased(120, MINUTE_MS), T0 + 30_000, 0);
 
       assertThat(bucket.accrued()).isEqualTo(30_000);
       assertThat(bucket.tokens()).isZero();
@@ -466,7 +466,7 @@ class TokenBucketTest {
     void keepsProgressWhenOnlyTheBurstChanges() {
       TokenBucket bucket = drained(timeBased(2, MINUTE_MS));
 
-      bucket.adopt(timeBased(2, MINUTE_MS, 10), T0 + 20_000);
+      bucket.adopt(timeBased(2, MINUTE_MS, 10), T0 + 20_000, 0);
 
       assertThat(bucket.accrued()).isEqualTo(40_000);
       assertThat(bucket.nextAvailable(1, T0 + 20_000)).isEqualTo(Availability.at(T0 + 30_000));
@@ -476,7 +476,7 @@ class TokenBucketTest {
     void discardsProgressWhenThePeriodChanges() {
       TokenBucket bucket = drained(timeBased(1, MINUTE_MS));
 
-      bucket.adopt(timeBased(2, 1_000), T0 + 30_000);
+      bucket.adopt(timeBased(2, 1_000), T0 + 30_000, 0);
 
       assertThat(bucket.accrued()).isZero();
       assertThat(bucket.tokens()).isZero();
@@ -488,7 +488,7 @@ class TokenBucketTest {
       TokenBucket bucket = drained(timeBased(5, 5 * MINUTE_MS)); // one token per minute
 
       // 1.5 minutes at the old rate: one whole token (at the new rate it would be full).
-      bucket.adopt(timeBased(5, 5_000), T0 + 90_000);
+      bucket.adopt(timeBased(5, 5_000), T0 + 90_000, 0);
 
       assertThat(bucket.tokens()).isEqualTo(1);
       assertThat(bucket.accrued()).isZero();
@@ -498,7 +498,7 @@ class TokenBucketTest {
     void doesNotRefillToTheNewCapacity() {
       TokenBucket bucket = new TokenBucket(timeBased(10, MINUTE_MS), T0);
 
-      bucket.adopt(timeBased(20, MINUTE_MS), T0 + 1_000);
+      bucket.adopt(timeBased(20, MINUTE_MS), T0 + 1_000, 0);
 
       assertThat(bucket.tokens()).isEqualTo(10);
       bucket.refill(T0 + 4_000); // 20 per minute: one token every 3000 ms from the change on
@@ -509,10 +509,10 @@ class TokenBucketTest {
     void capsTheTokensWhenTheCapacityTightens() {
       TokenBucket bucket = new TokenBucket(timeBased(100, 5 * MINUTE_MS), T0);
 
-      bucket.adopt(timeBased(100, 5 * MINUTE_MS, 10), T0);
+      bucket.adopt(timeBased(100, 5 * MINUTE_MS, 10), T0, 0);
       assertThat(bucket.tokens()).isEqualTo(10);
 
-      bucket.adopt(timeBased(4, 5 * MINUTE_MS), T0);
+      bucket.adopt(timeBased(4, 5 * MINUTE_MS), T0, 0);
       assertThat(bucket.tokens()).isEqualTo(4);
     }
 
@@ -520,7 +520,7 @@ class TokenBucketTest {
     void carriesOnlyWhatFitsAndNoDebtWhenSwitchingToARate() {
       TokenBucket bucket = running(10, 7); // 3 free
 
-      bucket.adopt(timeBased(2, 1_000), T0);
+      bucket.adopt(timeBased(2, 1_000), T0, 0);
 
       assertThat(bucket.tokens()).isEqualTo(2);
       assertThat(bucket.debt()).isZero();
@@ -530,9 +530,9 @@ class TokenBucketTest {
     @Test
     void dropsTheDebtWhenSwitchingToARate() {
       TokenBucket bucket = running(6, 6);
-      bucket.adopt(whileInFlight(1), T0); // debt 5
+      bucket.adopt(whileInFlight(1), T0, 0); // debt 5
 
-      bucket.adopt(timeBased(5, 1_000), T0);
+      bucket.adopt(timeBased(5, 1_000), T0, 0);
 
       assertThat(bucket.debt()).isZero();
       assertThat(bucket.tokens()).isZero();
@@ -544,7 +544,7 @@ class TokenBucketTest {
       TokenBucket bucket = new TokenBucket(timeBased(10, MINUTE_MS), T0);
       assertThat(bucket.tryAcquire(6, T0)).isTrue();
 
-      bucket.adopt(whileInFlight(3), T0 + 5_000); // 4 + 0.83 tokens settled first
+      bucket.adopt(whileInFlight(3), T0 + 5_000, 0); // 4 + 0.83 tokens settled first
 
       assertThat(bucket.tokens()).isEqualTo(3);
       assertThat(bucket.debt()).isZero();
@@ -554,20 +554,40 @@ class TokenBucketTest {
     }
 
     @Test
-    void carriesFewerTokensThanTheNewCapacityWhenSwitchingToConcurrency() {
+    void countsWhatIsInFlightAsHeldSlotsWhenSwitchingToConcurrency() {
       TokenBucket bucket = drained(timeBased(10, MINUTE_MS));
 
-      bucket.adopt(whileInFlight(5), T0 + 12_000); // 2 tokens settled
+      bucket.adopt(whileInFlight(5), T0 + 12_000, 3);
 
       assertThat(bucket.tokens()).isEqualTo(2);
+      assertThat(bucket.debt()).isZero();
       assertThat(bucket.nextAvailable(3, T0 + 12_000)).isEqualTo(Availability.ON_RELEASE);
+    }
+
+    @Test
+    void owesTheOverflowWhenMoreIsInFlightThanTheNewConcurrencyAllows() {
+      TokenBucket bucket = drained(timeBased(10, MINUTE_MS));
+
+      bucket.adopt(whileInFlight(2), T0, 5);
+
+      assertThat(bucket.tokens()).isZero();
+      assertThat(bucket.debt()).isEqualTo(3);
+    }
+
+    @Test
+    void startsAFullPoolWhenSwitchingToConcurrencyWithNothingInFlight() {
+      TokenBucket bucket = drained(timeBased(1, 1));
+
+      bucket.adopt(whileInFlight(3), T0, 0);
+
+      assertThat(bucket.tokens()).isEqualTo(3);
     }
 
     @Test
     void appliesTheNewPolicyToLaterDecisions() {
       TokenBucket bucket = drained(timeBased(1, MINUTE_MS));
 
-      bucket.adopt(timeBased(1, MINUTE_MS, 3), T0);
+      bucket.adopt(timeBased(1, MINUTE_MS, 3), T0, 0);
 
       assertThat(bucket.policy()).isEqualTo(timeBased(1, MINUTE_MS, 3));
       assertThat(bucket.nextAvailable(3, T0)).isEqualTo(Availability.at(T0 + 180_000));

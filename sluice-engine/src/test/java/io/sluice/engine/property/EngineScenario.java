@@ -167,7 +167,7 @@ final class EngineScenario {
 
     void adopt(ModelPolicy newPolicy) {
       boolean fromRate = policy.timeBased();
-      bucket.adopt(newPolicy, now);
+      bucket.adopt(newPolicy, now, inFlightCost);
       policy = newPolicy;
       dispatchesSinceChange.clear();
       if (newPolicy.timeBased()) {

@@ -114,8 +114,11 @@ final class SpecBucket {
     return nowMs + Math.max(1, wait);
   }
 
-  /** Adopt(newPolicy, now) of §7: adjust, never reset. */
-  void adopt(ModelPolicy newPolicy, long nowMs) {
+  /**
+   * Adopt(newPolicy, now) of §7: adjust, never reset; a switch to while_in_flight counts the
+   * {@code inFlightCost} already running as holding slots (docs/decisions.md).
+   */
+  void adopt(ModelPolicy newPolicy, long nowMs, long inFlightCost) {
     refill(nowMs);
     boolean wasConcurrency = !policy.timeBased();
     long oldPeriod = policy.timeBased() ? policy.durationMs() : -1;
@@ -130,8 +133,11 @@ final class SpecBucket {
         tokens = 0;
         debt = -spare;
       }
+    } else if (!newPolicy.timeBased()) {
+      tokens = Math.max(0, capacity - inFlightCost);
+      debt = Math.max(0, inFlightCost - capacity);
     } else {
-      debt = 0; // a strategy switch carries no debt
+      debt = 0; // a switch to time_based carries no debt
     }
     tokens = Math.min(tokens, capacity);
     long newPeriod = newPolicy.timeBased() ? newPolicy.durationMs() : -1;
