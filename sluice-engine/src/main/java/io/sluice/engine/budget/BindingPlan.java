@@ -44,7 +44,10 @@ public final class BindingPlan {
         throw new SluiceException.Unprocessable("cost " + cost + " exceeds budget '" + key
             + "', which holds at most " + policy.capacity());
       }
-      bindings.add(new Binding(key, cost));
+      // The stored budget's own key instance: every job then shares it, and lookups by it hit
+      // the cached hash and the identity check.
+      Budget existing = book.get(key);
+      bindings.add(new Binding(existing != null ? existing.key() : key, cost));
     }
     return bindings;
   }
