@@ -10,12 +10,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.budget.PolicySpec;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -113,7 +115,7 @@ public final class EnqueueParser {
           hasBatch = true;
           parser.skipChildren();
         }
-        case "budgets" -> budgets = BudgetWire.bindings(fields, parser.readValueAsTree());
+        case "budgets" -> budgets = readBindings(parser);
         default -> parser.skipChildren();
       }
     }
@@ -142,6 +144,41 @@ public final class EnqueueParser {
     rejectUnbuilt(hasBatch, "batched jobs");
     return new NewJob(ids.get(), type, queue, priority == null ? NewJob.DEFAULT_PRIORITY : priority,
         readyAtMs, retryLimit, backoff, retention, payload, budgets);
+  }
+
+  /** The {@code budgets} array, read token by token (the common case is one small binding). */
+  private List<BindingRequest> readBindings(JsonParser parser) throws IOException {
+    if (parser.currentToken() != JsonToken.START_ARRAY) {
+      throw fields.error("`budgets` must be an array");
+    }
+    List<BindingRequest> bindings = new ArrayList<>(2);
+    while (parser.nextToken() != JsonToken.END_ARRAY) {
+      if (parser.currentToken() != JsonToken.START_OBJECT) {
+        throw fields.error("expected each of `budgets` to be an object");
+      }
+      String key = null;
+      Long cost = null;
+      PolicySpec createWith = null;
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
+        String name = parser.currentName();
+        JsonToken value = parser.nextToken();
+        if (value == JsonToken.VALUE_NULL && !name.equals("key")) {
+          continue;
+        }
+        switch (name) {
+          case "key" -> key = string(parser, "budgets[].key");
+          case "cost" -> cost = unsigned(parser, "budgets[].cost", U32_MAX);
+          case "create_with" -> createWith = BudgetWire.policySpec(
+              fields.nested("budgets[].create_with"), parser.readValueAsTree());
+          default -> parser.skipChildren();
+        }
+      }
+      if (key == null) {
+        throw fields.error("missing field `budgets[].key`");
+      }
+      bindings.add(new BindingRequest(key, cost, createWith));
+    }
+    return bindings;
   }
 
   /** Re-encodes the payload value under the parser as compact JSON, exactly (no float rounding). */

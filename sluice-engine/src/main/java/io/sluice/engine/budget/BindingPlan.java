@@ -24,15 +24,18 @@ public final class BindingPlan {
 
   /** The resolved bindings of one job, in request order; any violation is a 422. */
   public List<Binding> resolve(List<BindingRequest> requests) {
+    if (requests.isEmpty()) {
+      return List.of();
+    }
     List<Binding> bindings = new ArrayList<>(requests.size());
-    Set<String> seen = new HashSet<>();
+    Set<String> seen = requests.size() == 1 ? null : new HashSet<>();
     for (BindingRequest request : requests) {
       String key = request.key();
       String violation = Names.violation("budget key", key);
       if (violation != null) {
         throw new SluiceException.Unprocessable(violation);
       }
-      if (!seen.add(key)) {
+      if (seen != null && !seen.add(key)) {
         throw new SluiceException.Unprocessable("budget '" + key + "' named more than once");
       }
       long cost = request.cost() == null ? 1 : request.cost();

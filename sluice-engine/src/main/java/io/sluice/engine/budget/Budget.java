@@ -137,6 +137,9 @@ public final class Budget {
 
   /** Hands over (and forgets) the heads this budget blocked. */
   List<Job> takeBlockedHeads() {
+    if (blockedHeads.isEmpty()) {
+      return List.of();
+    }
     List<Job> heads = List.copyOf(blockedHeads);
     blockedHeads.clear();
     return heads;

@@ -160,7 +160,7 @@ public final class BudgetBook {
     }
     job.parked(false);
     disarm(job);
-    candidates.withdraw(job);
+    withdraw(job);
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       boolean wasHead = budget.head(job.queue()) == job;
@@ -192,7 +192,7 @@ public final class BudgetBook {
    */
   public Admission admit(Job job, Set<String> queues, long nowMs) {
     if (!job.parked() || !isHeadOfAny(job)) {
-      candidates.withdraw(job);
+      withdraw(job);
       return Admission.DROP;
     }
     if (!isHeadOfAnyFor(job, queues)) {
@@ -261,7 +261,7 @@ public final class BudgetBook {
   private void evaluate(Job job, long nowMs) {
     if (!job.parked() || !isHeadOfAny(job)) {
       disarm(job);
-      candidates.withdraw(job);
+      withdraw(job);
       return;
     }
     Availability availability = Availability.NOW;
@@ -276,14 +276,14 @@ public final class BudgetBook {
     switch (availability.kind()) {
       case NOW -> {
         disarm(job);
-        candidates.offer(job);
+        offer(job);
       }
       case AT -> {
-        candidates.withdraw(job);
+        withdraw(job);
         arm(job, availability.atMs());
       }
       default -> {
-        candidates.withdraw(job);
+        withdraw(job);
         disarm(job);
       }
     }
@@ -305,6 +305,20 @@ public final class BudgetBook {
       }
     }
     return false;
+  }
+
+  private void offer(Job job) {
+    if (!job.offered()) {
+      job.offered(true);
+      candidates.offer(job);
+    }
+  }
+
+  private void withdraw(Job job) {
+    if (job.offered()) {
+      job.offered(false);
+      candidates.withdraw(job);
+    }
   }
 
   private void arm(Job job, long atMs) {

@@ -33,6 +33,8 @@ public final class Job {
   private List<Binding> budgets = List.of();
   /** True while the job waits in its budgets' waiting queues. */
   private boolean parked;
+  /** True while a parked job is offered in the ready index as an affordable budget head. */
+  private boolean offered;
   /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
   private long wakeAtMs = NONE;
 
@@ -179,6 +181,14 @@ public final class Job {
 
   public void parked(boolean parked) {
     this.parked = parked;
+  }
+
+  public boolean offered() {
+    return offered;
+  }
+
+  public void offered(boolean offered) {
+    this.offered = offered;
   }
 
   public long wakeAtMs() {
