@@ -47,6 +47,8 @@ public final class ApiServer implements AutoCloseable {
         .register(primaryRoutes);
     new BudgetRoutes(engine).register(primaryRoutes);
     new BindingRoutes(engine).register(primaryRoutes);
+    new QueryRoutes(vertx, new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView())),
+        clock).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
   }
 

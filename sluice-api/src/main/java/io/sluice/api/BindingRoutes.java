@@ -90,7 +90,12 @@ final class BindingRoutes {
   private void bulk(Exchange ex, boolean readsBody, Function<JsonNode, BindingChange> change) {
     MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
     ex.responseFormat();
-    JobFilter filter = FilterParser.parse(query);
+    FilterParser.Query filters = FilterParser.parse(query);
+    if (filters.payloadFilter() != null) {
+      throw new SluiceException.InvalidRequest("invalid query parameters: the `filter` (jq) "
+          + "parameter is not supported on this route yet");
+    }
+    JobFilter filter = filters.filter();
     if (filter.statuses() != null) {
       for (JobStatus status : filter.statuses()) {
         if (status.isTerminal()) {

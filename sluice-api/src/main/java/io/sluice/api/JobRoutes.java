@@ -355,8 +355,8 @@ final class JobRoutes {
   private void errors(Exchange ex, String rawId) {
     MultiMap query = ex.query(PAGE_PARAMS);
     ex.responseFormat();
-    boolean descending = order(query.get("order"));
-    int limit = limit(query.get("limit"));
+    boolean descending = Pagination.descending(query.get("order"));
+    int limit = Pagination.limit(query.get("limit"));
     String fromText = query.get("from");
     long from = fromText == null || fromText.isEmpty() ? 0 : attemptNumber(fromText,
         "invalid query parameters: from must be a non-negative integer");
@@ -412,32 +412,6 @@ final class JobRoutes {
       }
       ex.send(200, gen -> JobWriter.writeError(gen, error));
     });
-  }
-
-  private static boolean order(String value) {
-    if (value == null || value.isEmpty() || value.equals("asc")) {
-      return false;
-    }
-    if (value.equals("desc")) {
-      return true;
-    }
-    throw new SluiceException.InvalidRequest(
-        "invalid query parameters: order must be \"asc\" or \"desc\"");
-  }
-
-  private static int limit(String value) {
-    if (value == null || value.isEmpty()) {
-      return 50;
-    }
-    try {
-      int limit = Integer.parseInt(value);
-      if (limit >= 1 && limit <= 2000) {
-        return limit;
-      }
-    } catch (NumberFormatException e) {
-      // Same answer as an out-of-range limit.
-    }
-    throw new SluiceException.InvalidRequest("limit must be between 1 and 2000");
   }
 
   private static long attemptNumber(String value, String message) {

@@ -271,6 +271,11 @@ public final class Engine {
     return jobs.size();
   }
 
+  /** Job id → dispatch time of every job in flight; safe to read from any thread. */
+  public Map<JobId, Long> inFlightView() {
+    return dispatcher.inFlightView();
+  }
+
   public int inFlightCount() {
     return dispatcher.inFlightCount();
   }

@@ -203,6 +203,11 @@ class EngineLoopTest {
     public void scanJobs(Consumer<JobSnapshot> sink) {}
 
     @Override
+    public JobScan scanJobs(JobId after, boolean descending) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public byte[] readPayload(JobId id) {
       return null;
     }

@@ -3,7 +3,11 @@ package io.sluice.engine.dispatch;
 import io.sluice.engine.budget.BudgetBook.Admission;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobId;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.Set;
@@ -20,6 +24,11 @@ public final class Dispatcher {
   private final int globalInFlightLimit;
   private final List<WorkerSession> sessions = new ArrayList<>();
   private int inFlightCount;
+  /**
+   * Dispatch time of every job in flight, readable from any thread: the query API overlays it on
+   * stored records, since dispatch itself is not written to disk.
+   */
+  private final Map<JobId, Long> inFlightView = new ConcurrentHashMap<>();
   private int rotation;
   private boolean dirty;
 
@@ -64,6 +73,7 @@ public final class Dispatcher {
   public void release(Job job) {
     if (job.holder() instanceof WorkerSession session && session.release(job)) {
       inFlightCount--;
+      inFlightView.remove(job.id());
       dirty = true;
     }
     job.holder(null);
@@ -115,6 +125,7 @@ public final class Dispatcher {
         job.holder(session);
         session.hold(job, markInFlight.apply(job, session));
         inFlightCount++;
+        inFlightView.put(job.id(), job.dequeuedAtMs());
         progress = true;
       }
     }
@@ -125,6 +136,10 @@ public final class Dispatcher {
 
   private boolean underGlobalLimit() {
     return globalInFlightLimit == 0 || inFlightCount < globalInFlightLimit;
+  }
+
+  public Map<JobId, Long> inFlightView() {
+    return Collections.unmodifiableMap(inFlightView);
   }
 
   public int inFlightCount() {

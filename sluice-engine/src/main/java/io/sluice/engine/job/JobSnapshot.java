@@ -42,6 +42,13 @@ public record JobSnapshot(
         dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
   }
 
+  /** The same record with the live status and dispatch time (for reads of stored records). */
+  public JobSnapshot live(JobStatus liveStatus, long liveDequeuedAtMs) {
+    return new JobSnapshot(
+        id, type, queue, priority, liveStatus, readyAtMs, attempts, retryLimit, backoff,
+        retention, liveDequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
+  }
+
   public JobSnapshot withNames(String newType, String newQueue) {
     return new JobSnapshot(
         id, newType, newQueue, priority, status, readyAtMs, attempts, retryLimit, backoff,

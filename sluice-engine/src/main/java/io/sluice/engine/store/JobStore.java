@@ -4,6 +4,7 @@ import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
+import java.util.Iterator;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -20,6 +21,18 @@ public interface JobStore extends AutoCloseable {
 
   /** Feeds every stored job record (without payload) to the sink, in id order. */
   void scanJobs(Consumer<JobSnapshot> sink);
+
+  /**
+   * Stored job records in id order, strictly after {@code after} (before it when descending;
+   * null starts at the first or last), from one consistent snapshot. Any thread; close it.
+   */
+  JobScan scanJobs(JobId after, boolean descending);
+
+  /** An open scan over stored job records. */
+  interface JobScan extends Iterator<JobSnapshot>, AutoCloseable {
+    @Override
+    void close();
+  }
 
   /** The canonical JSON payload of a job, or null if none is stored. */
   byte[] readPayload(JobId id);

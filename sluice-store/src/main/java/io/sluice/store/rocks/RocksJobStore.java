@@ -10,6 +10,8 @@ import io.sluice.engine.store.Mutation;
 import io.sluice.engine.store.StorageException;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.NoSuchElementException;
 import java.util.List;
 import java.util.function.Consumer;
 import org.rocksdb.BlockBasedTableConfig;
@@ -20,9 +22,11 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 
@@ -146,6 +150,60 @@ public final class RocksJobStore implements JobStore {
     } catch (RocksDBException e) {
       throw new StorageException("scan of jobs", e);
     }
+  }
+
+  @Override
+  public JobScan scanJobs(JobId after, boolean descending) {
+    Snapshot snapshot = db.getSnapshot();
+    ReadOptions options = new ReadOptions().setSnapshot(snapshot);
+    RocksIterator it = db.newIterator(jobs, options);
+    if (after == null) {
+      if (descending) {
+        it.seekToLast();
+      } else {
+        it.seekToFirst();
+      }
+    } else {
+      byte[] key = Keys.job(after);
+      if (descending) {
+        it.seekForPrev(key);
+        if (it.isValid() && Arrays.equals(it.key(), key)) {
+          it.prev();
+        }
+      } else {
+        it.seek(key);
+        if (it.isValid() && Arrays.equals(it.key(), key)) {
+          it.next();
+        }
+      }
+    }
+    return new JobScan() {
+      @Override
+      public boolean hasNext() {
+        return it.isValid();
+      }
+
+      @Override
+      public JobSnapshot next() {
+        if (!it.isValid()) {
+          throw new NoSuchElementException();
+        }
+        JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(it.key()), it.value());
+        if (descending) {
+          it.prev();
+        } else {
+          it.next();
+        }
+        return job;
+      }
+
+      @Override
+      public void close() {
+        it.close();
+        options.close();
+        db.releaseSnapshot(snapshot);
+      }
+    };
   }
 
   @Override

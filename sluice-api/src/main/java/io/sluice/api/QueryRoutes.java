@@ -1,0 +1,105 @@
+package io.sluice.api;
+
+import io.sluice.api.http.Exchange;
+import io.sluice.api.http.Router;
+import io.sluice.api.wire.FilterParser;
+import io.sluice.api.wire.JobWriter;
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * {@code GET /jobs} and {@code GET /jobs/count} (API.md §8.9, §8.10): filtered, cursor-paginated
+ * reads, run on Vert.x worker threads so that a long scan never holds up dispatch or requests.
+ */
+final class QueryRoutes {
+  private static final Set<String> LIST_PARAMS = with(FilterParser.FILTER_PARAMS,
+      "order", "limit", "from");
+
+  private final Vertx vertx;
+  private final JobQueries queries;
+  private final InstantSource clock;
+
+  QueryRoutes(Vertx vertx, JobQueries queries, InstantSource clock) {
+    this.vertx = vertx;
+    this.queries = queries;
+    this.clock = clock;
+  }
+
+  void register(Router router) {
+    router
+        .add(HttpMethod.GET, "/jobs", (ex, p) -> list(ex))
+        .add(HttpMethod.GET, "/jobs/count", (ex, p) -> count(ex));
+  }
+
+  private void list(Exchange ex) {
+    MultiMap query = ex.query(LIST_PARAMS);
+    ex.responseFormat();
+    FilterParser.Query filters = FilterParser.parse(query);
+    boolean descending = Pagination.descending(query.get("order"));
+    int limit = Pagination.limit(query.get("limit"));
+    String fromText = query.get("from");
+    JobId from = null;
+    if (fromText != null && !fromText.isEmpty()) {
+      from = JobId.parseOrNull(fromText);
+      if (from == null) {
+        throw new SluiceException.InvalidRequest("invalid job ID: \"" + fromText + "\"");
+      }
+    }
+    JobId cursor = from;
+    ex.respond(vertx.executeBlocking(() -> queries.page(filters.filter(),
+        filters.payloadFilter(), cursor, descending, limit, clock.millis()), false), page -> {
+          String order = descending ? "desc" : "asc";
+          String tail = "&limit=" + limit + filters.linkParams();
+          ex.send(200, gen -> {
+            gen.writeStartObject();
+            gen.writeArrayFieldStart("jobs");
+            for (JobSnapshot job : page.jobs()) {
+              JobWriter.writeJob(gen, job, job.payload());
+            }
+            gen.writeEndArray();
+            gen.writeObjectFieldStart("pages");
+            gen.writeStringField("self", "/jobs?" + (cursor != null ? "from=" + cursor + "&" : "")
+                + "order=" + order + tail);
+            if (page.more()) {
+              gen.writeStringField("next", "/jobs?from="
+                  + page.jobs().get(page.jobs().size() - 1).id() + "&order=" + order + tail);
+            } else {
+              gen.writeNullField("next");
+            }
+            if (cursor != null && !page.jobs().isEmpty()) {
+              gen.writeStringField("prev", "/jobs?from=" + page.jobs().get(0).id() + "&order="
+                  + (descending ? "asc" : "desc") + tail);
+            } else {
+              gen.writeNullField("prev");
+            }
+            gen.writeEndObject();
+            gen.writeEndObject();
+          });
+        });
+  }
+
+  private void count(Exchange ex) {
+    MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
+    ex.responseFormat();
+    FilterParser.Query filters = FilterParser.parse(query);
+    ex.respond(vertx.executeBlocking(() -> queries.count(filters.filter(),
+        filters.payloadFilter(), clock.millis()), false), count -> ex.send(200, gen -> {
+          gen.writeStartObject();
+          gen.writeNumberField("count", count);
+          gen.writeEndObject();
+        }));
+  }
+
+  private static Set<String> with(Set<String> base, String... more) {
+    Set<String> all = new HashSet<>(base);
+    all.addAll(Set.of(more));
+    return Set.copyOf(all);
+  }
+}

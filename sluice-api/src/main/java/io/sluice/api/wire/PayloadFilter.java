@@ -1,0 +1,58 @@
+package io.sluice.api.wire;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.SluiceException;
+import net.thisptr.jackson.jq.BuiltinFunctionLoader;
+import net.thisptr.jackson.jq.JsonQuery;
+import net.thisptr.jackson.jq.Scope;
+import net.thisptr.jackson.jq.Versions;
+import net.thisptr.jackson.jq.exception.JsonQueryException;
+
+/**
+ * The jq {@code filter} of job queries (API.md §4.7): a job matches when the expression yields at
+ * least one truthy output for its payload; a runtime error means no match. Thread-safe.
+ */
+public final class PayloadFilter {
+  private static final Scope ROOT = rootScope();
+
+  private final String expression;
+  private final JsonQuery query;
+
+  private PayloadFilter(String expression, JsonQuery query) {
+    this.expression = expression;
+    this.query = query;
+  }
+
+  /** Compiles the expression; a syntax error is a 400. */
+  public static PayloadFilter compile(String expression) {
+    try {
+      return new PayloadFilter(expression, JsonQuery.compile(expression, Versions.JQ_1_6));
+    } catch (JsonQueryException e) {
+      throw new SluiceException.InvalidRequest("invalid filter: " + e.getMessage());
+    }
+  }
+
+  public String expression() {
+    return expression;
+  }
+
+  public boolean matches(JsonNode payload) {
+    boolean[] truthy = {false};
+    try {
+      query.apply(Scope.newChildScope(ROOT), payload, out -> {
+        if (!out.isNull() && !(out.isBoolean() && !out.booleanValue())) {
+          truthy[0] = true;
+        }
+      });
+    } catch (JsonQueryException | RuntimeException e) {
+      return false;
+    }
+    return truthy[0];
+  }
+
+  private static Scope rootScope() {
+    Scope scope = Scope.newEmptyScope();
+    BuiltinFunctionLoader.getInstance().loadFunctions(Versions.JQ_1_6, scope);
+    return scope;
+  }
+}
