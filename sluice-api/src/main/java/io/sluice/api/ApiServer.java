@@ -48,7 +48,7 @@ public final class ApiServer implements AutoCloseable {
     new BudgetRoutes(engine).register(primaryRoutes);
     new BindingRoutes(engine).register(primaryRoutes);
     new QueryRoutes(vertx, new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView())),
-        clock).register(primaryRoutes);
+        engine, clock).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
   }
 

@@ -10,7 +10,9 @@ import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.store.JobStore;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 
 /**
@@ -48,6 +50,20 @@ final class JobQueries {
       }
     }
     return new Page(found, false);
+  }
+
+  /** Ids of every matching job. */
+  Set<JobId> ids(JobFilter filter, PayloadFilter payloadFilter, long nowMs) {
+    Set<JobId> ids = new LinkedHashSet<>();
+    try (JobStore.JobScan scan = store.scanJobs(null, false)) {
+      while (scan.hasNext()) {
+        JobSnapshot job = matching(scan.next(), filter, payloadFilter, false, nowMs);
+        if (job != null) {
+          ids.add(job.id());
+        }
+      }
+    }
+    return ids;
   }
 
   long count(JobFilter filter, PayloadFilter payloadFilter, long nowMs) {

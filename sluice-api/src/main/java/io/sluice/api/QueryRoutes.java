@@ -7,6 +7,10 @@ import io.sluice.api.wire.JobWriter;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.api.wire.PatchParser;
+import io.sluice.engine.job.JobPatch;
+import io.sluice.engine.job.JobStatus;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -15,8 +19,10 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
- * {@code GET /jobs} and {@code GET /jobs/count} (API.md §8.9, §8.10): filtered, cursor-paginated
- * reads, run on Vert.x worker threads so that a long scan never holds up dispatch or requests.
+ * The filtered job endpoints (API.md §8.9, §8.10, §8.15–§8.17): cursor-paginated reads and
+ * counts run on Vert.x worker threads so that a long scan never holds up dispatch or requests;
+ * bulk deletes and patches are applied by the engine, after a worker-thread scan when a jq
+ * filter needs payloads.
  */
 final class QueryRoutes {
   private static final Set<String> LIST_PARAMS = with(FilterParser.FILTER_PARAMS,
@@ -24,18 +30,81 @@ final class QueryRoutes {
 
   private final Vertx vertx;
   private final JobQueries queries;
+  private final EngineGateway engine;
   private final InstantSource clock;
 
-  QueryRoutes(Vertx vertx, JobQueries queries, InstantSource clock) {
+  QueryRoutes(Vertx vertx, JobQueries queries, EngineGateway engine, InstantSource clock) {
     this.vertx = vertx;
     this.queries = queries;
+    this.engine = engine;
     this.clock = clock;
   }
 
   void register(Router router) {
     router
         .add(HttpMethod.GET, "/jobs", (ex, p) -> list(ex))
-        .add(HttpMethod.GET, "/jobs/count", (ex, p) -> count(ex));
+        .add(HttpMethod.GET, "/jobs/count", (ex, p) -> count(ex))
+        .add(HttpMethod.DELETE, "/jobs", (ex, p) -> deleteAll(ex))
+        .add(HttpMethod.PATCH, "/jobs", (ex, p) -> patchAll(ex))
+        .add(HttpMethod.PATCH, "/jobs/{id}", (ex, p) -> patchOne(ex, p.get(0)));
+  }
+
+  private void patchOne(Exchange ex, String rawId) {
+    ex.query(Set.of());
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      JobPatch patch = PatchParser.parse(ex.requestFormat(), body);
+      JobId id = JobId.parseOrNull(rawId);
+      ex.respond(engine.call((eng, nowMs) -> eng.patch(id, patch, nowMs)),
+          job -> ex.send(200, gen -> JobWriter.writeJob(gen, job, null)));
+    });
+  }
+
+  private void patchAll(Exchange ex) {
+    MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
+    ex.responseFormat();
+    FilterParser.Query filters = FilterParser.parse(query);
+    if (filters.filter().statuses() != null) {
+      for (JobStatus status : filters.filter().statuses()) {
+        if (status.isTerminal()) {
+          throw new SluiceException.Unprocessable(
+              "cannot patch jobs in " + status.wireName() + " status");
+        }
+      }
+    }
+    ex.respond(ex.body(), body -> {
+      JobPatch patch = PatchParser.parse(ex.requestFormat(), body);
+      ex.respond(selectedIds(filters).compose(ids -> engine.call((eng, nowMs) ->
+          eng.patchWhere(filters.filter(), ids, patch, nowMs))), patched -> ex.send(200, gen -> {
+            gen.writeStartObject();
+            gen.writeNumberField("patched", patched);
+            gen.writeEndObject();
+          }));
+    });
+  }
+
+  private void deleteAll(Exchange ex) {
+    MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
+    ex.responseFormat();
+    FilterParser.Query filters = FilterParser.parse(query);
+    ex.respond(selectedIds(filters).compose(ids -> engine.call((eng, nowMs) ->
+        eng.deleteWhere(filters.filter(), ids, nowMs))), deleted -> ex.send(200, gen -> {
+          gen.writeStartObject();
+          gen.writeNumberField("deleted", deleted);
+          gen.writeEndObject();
+        }));
+  }
+
+  /**
+   * With a jq filter, the ids whose payloads match, found by a store scan on a worker thread (the
+   * engine then applies the other filters again, live); without one, null: the engine selects.
+   */
+  private Future<Set<JobId>> selectedIds(FilterParser.Query filters) {
+    if (filters.payloadFilter() == null) {
+      return Future.succeededFuture(null);
+    }
+    return vertx.executeBlocking(() -> queries.ids(filters.filter(), filters.payloadFilter(),
+        clock.millis()), false);
   }
 
   private void list(Exchange ex) {

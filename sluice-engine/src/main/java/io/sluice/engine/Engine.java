@@ -16,6 +16,7 @@ import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobPatch;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
@@ -102,7 +103,7 @@ public final class Engine {
 
       @Override
       public void attach(Job job, long nowMs) {
-        if (job.status() == JobStatus.READY) {
+        if (!job.pending() && job.status() == JobStatus.READY) {
           makeReady(job, nowMs);
         }
       }
@@ -197,6 +198,7 @@ public final class Engine {
     job.backoff(request.backoff());
     job.retention(request.retention());
     job.budgets(bindings);
+    job.pending(true);
     remember(job);
     budgets.track(job);
     JobSnapshot snapshot = job.snapshot(false);
@@ -210,6 +212,7 @@ public final class Engine {
   /** Called once the turn that created these jobs is durable. */
   public void committed(List<Job> newJobs, long nowMs) {
     for (Job job : newJobs) {
+      job.pending(false);
       if (jobs.get(job.id()) == job && job.holder() == null && !job.status().isTerminal()) {
         index(job, nowMs);
       }
@@ -421,6 +424,112 @@ public final class Engine {
     jobs.remove(job.id());
     queueSizes.computeIfPresent(job.queue(), (queue, n) -> n == 1 ? null : n - 1);
     turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+  }
+
+  // ---- patches -------------------------------------------------------------------------------
+
+  /** Applies a merge patch to one job; answers it without payload. */
+  public JobSnapshot patch(JobId id, JobPatch patch, long nowMs) {
+    Job job = visible(id, nowMs, "job not found");
+    if (job.status().isTerminal()) {
+      throw new SluiceException.Unprocessable("cannot patch job " + job.id() + " in "
+          + job.status().wireName() + " status");
+    }
+    applyPatch(job, patch, nowMs);
+    return job.snapshot(false);
+  }
+
+  /** Applies a merge patch to every non-terminal job the filter (and {@code ids}) select. */
+  public int patchWhere(JobFilter filter, Set<JobId> ids, JobPatch patch, long nowMs) {
+    int patched = 0;
+    for (Job job : selected(filter, ids, nowMs)) {
+      if (!job.status().isTerminal()) {
+        applyPatch(job, patch, nowMs);
+        patched++;
+      }
+    }
+    return patched;
+  }
+
+  /** Deletes every job the filter (and {@code ids}) select, in any status. */
+  public int deleteWhere(JobFilter filter, Set<JobId> ids, long nowMs) {
+    List<Job> chosen = selected(filter, ids, nowMs);
+    for (Job job : chosen) {
+      detach(job, nowMs);
+      forget(job);
+    }
+    return chosen.size();
+  }
+
+  /** Jobs matching the filter; {@code ids}, when given, come from a payload query and narrow it. */
+  private List<Job> selected(JobFilter filter, Set<JobId> ids, long nowMs) {
+    List<Job> chosen = new ArrayList<>();
+    if (ids != null) {
+      for (JobId id : ids) {
+        Job job = jobs.get(id);
+        if (job != null && filter.matches(job, nowMs)) {
+          chosen.add(job);
+        }
+      }
+      return chosen;
+    }
+    for (Job job : jobs.values()) {
+      if (filter.matches(job, nowMs)) {
+        chosen.add(job);
+      }
+    }
+    return chosen;
+  }
+
+  /**
+   * Changes a non-terminal job; a queue, priority or ready_at change takes a queued job off its
+   * index and puts it back, so it is re-positioned (in its budgets' queues too).
+   */
+  private void applyPatch(Job job, JobPatch patch, long nowMs) {
+    // A job whose enqueue is not durable yet is in no index; its commit indexes it as patched.
+    boolean queued = !job.pending()
+        && (job.status() == JobStatus.READY || job.status() == JobStatus.SCHEDULED);
+    boolean moves = patch.queue() != null || patch.priority() != null || patch.setReadyAt();
+    if (queued && moves) {
+      unindex(job, nowMs);
+    }
+    if (patch.queue() != null && !patch.queue().equals(job.queue())) {
+      queueSizes.computeIfPresent(job.queue(), (queue, n) -> n == 1 ? null : n - 1);
+      job.queue(names.canonical(patch.queue()));
+      queueSizes.merge(job.queue(), 1, Integer::sum);
+    }
+    if (patch.priority() != null) {
+      job.priority(patch.priority());
+    }
+    if (patch.setReadyAt()) {
+      if (patch.readyAtMs() != null) {
+        job.readyAtMs(patch.readyAtMs());
+      } else if (job.status() == JobStatus.SCHEDULED) {
+        job.readyAtMs(nowMs);
+      }
+    }
+    if (patch.setRetryLimit()) {
+      job.retryLimit(patch.retryLimit());
+    }
+    if (patch.setBackoff()) {
+      job.backoff(patch.backoff());
+    }
+    job.retention(patch.mergeRetention(job.retention()));
+    if (queued && moves) {
+      index(job, nowMs);
+    }
+    turn.write(new Mutation.PutJob(job.snapshot(false)));
+  }
+
+  /** Takes a queued job off the ready or scheduled index (or its budgets' waiting queues). */
+  private void unindex(Job job, long nowMs) {
+    if (job.status() == JobStatus.SCHEDULED) {
+      scheduled.remove(job);
+    } else if (job.budgets().isEmpty()) {
+      ready.remove(job);
+    } else {
+      budgets.unpark(job, nowMs);
+    }
   }
 
   // ---- deletion ------------------------------------------------------------------------------

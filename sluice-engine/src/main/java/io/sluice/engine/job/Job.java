@@ -33,6 +33,8 @@ public final class Job {
   private List<Binding> budgets = List.of();
   /** True while the job waits in its budgets' waiting queues. */
   private boolean parked;
+  /** True from enqueue until the write is durable; such a job is in no index yet. */
+  private boolean pending;
   /** True while a parked job is offered in the ready index as an affordable budget head. */
   private boolean offered;
   /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
@@ -181,6 +183,14 @@ public final class Job {
 
   public void parked(boolean parked) {
     this.parked = parked;
+  }
+
+  public boolean pending() {
+    return pending;
+  }
+
+  public void pending(boolean pending) {
+    this.pending = pending;
   }
 
   public boolean offered() {
