@@ -14,7 +14,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * <p>Workload (a) measures bulk-enqueue and drain throughput and verifies exactly-once delivery;
  * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. The budget
  * workloads (budget-overhead, budget-parked, budget-many, budget-pacing) measure what budgets cost
- * and how precisely they meter. Each run uses a freshly started server unless --url points at
+ * and how precisely they meter. The query workload measures the read path (GET /jobs page latency
+ * with a million jobs stored, and what a jq-filtered count scan costs a concurrent drain). Each
+ * run uses a freshly started server unless --url points at
  * one, and the median over runs is reported because single runs on a shared 2-core machine are
  * noisy.
  */
@@ -60,7 +62,7 @@ public final class BenchMain {
         opt.workload(), opt.runs());
     List<Map<String, Object>> throughputRuns = new ArrayList<>();
     List<Map<String, Object>> latencyRuns = new ArrayList<>();
-    List<Map<String, Object>> budgetRuns = new ArrayList<>();
+    List<Map<String, Object>> soloRuns = new ArrayList<>();
     boolean allOk = true;
     try (ClientKit kit = new ClientKit(opt.clientThreads())) {
       warmUp(kit);
@@ -70,10 +72,10 @@ public final class BenchMain {
         allOk &= Boolean.TRUE.equals(result.get("ok"));
         collectOk(result.get("a"), throughputRuns);
         collectOk(result.get("b"), latencyRuns);
-        collectOk(result.get(budgetResultKey()), budgetRuns);
+        collectOk(result.get(soloResultKey()), soloRuns);
       }
     }
-    printSummary(throughputRuns, latencyRuns, budgetRuns, allOk);
+    printSummary(throughputRuns, latencyRuns, soloRuns, allOk);
     return allOk ? 0 : 1;
   }
 
@@ -168,17 +170,18 @@ public final class BenchMain {
         ok &= Boolean.TRUE.equals(b.get("ok"));
         result.put("b", b);
       }
-      if (opt.budgetWorkload()) {
+      if (opt.soloWorkload()) {
         BudgetEnv env = new BudgetEnv(opt, kit, endpoint, server, tag);
         Map<String, Object> r = runWorkload(tag, opt.workload(), server, () -> switch (opt.workload()) {
           case "budget-overhead" -> new BudgetOverheadWorkload(env).run(run);
           case "budget-parked" -> new BudgetParkedWorkload(env).run();
           case "budget-many" -> new BudgetManyWorkload(env).run();
           case "budget-pacing" -> new BudgetPacingWorkload(env).run();
+          case BenchOptions.QUERY_WORKLOAD -> new QueryWorkload(env).run();
           default -> throw new IllegalStateException(opt.workload());
         });
         ok &= Boolean.TRUE.equals(r.get("ok"));
-        result.put(budgetResultKey(), r);
+        result.put(soloResultKey(), r);
       }
     } catch (BenchFailure e) {
       System.out.println(tag + ": FAILED: " + e.getMessage());
@@ -213,13 +216,13 @@ public final class BenchMain {
     }
   }
 
-  /** RESULT/SUMMARY key of the selected budget workload, e.g. "budget_pacing". */
-  private String budgetResultKey() {
+  /** RESULT/SUMMARY key of the selected budget or query workload, e.g. "budget_pacing", "query". */
+  private String soloResultKey() {
     return opt.workload().replace('-', '_');
   }
 
   private void printSummary(List<Map<String, Object>> a, List<Map<String, Object>> b,
-      List<Map<String, Object>> budget, boolean allOk) {
+      List<Map<String, Object>> solo, boolean allOk) {
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("runs", opt.runs());
     summary.put("all_ok", allOk);
@@ -247,22 +250,22 @@ public final class BenchMain {
         System.out.println("[b] no verified run");
       }
     }
-    if (opt.budgetWorkload()) {
-      String key = budgetResultKey();
-      Map<String, Object> m = Medians.of(budget);
-      summary.put(key + "_ok_runs", budget.size());
+    if (opt.soloWorkload()) {
+      String key = soloResultKey();
+      Map<String, Object> m = Medians.of(solo);
+      summary.put(key + "_ok_runs", solo.size());
       summary.put(key, m);
-      if (budget.isEmpty()) {
+      if (solo.isEmpty()) {
         System.out.println("[" + opt.workload() + "] no verified run");
       } else {
-        System.out.println("[" + opt.workload() + "] " + budgetSummaryLine(m) + " (" + budget.size() + " of "
+        System.out.println("[" + opt.workload() + "] " + soloSummaryLine(m) + " (" + solo.size() + " of "
             + opt.runs() + " runs)");
       }
     }
     System.out.println("SUMMARY " + json(summary));
   }
 
-  private String budgetSummaryLine(Map<String, Object> m) {
+  private String soloSummaryLine(Map<String, Object> m) {
     return switch (opt.workload()) {
       case "budget-overhead" -> String.format(
           "drain unbound %,.0f vs bound %,.0f jobs/s = %+.1f%% time per job; enqueue %,.0f vs %,.0f jobs/s = %+.1f%%",
@@ -287,6 +290,7 @@ public final class BenchMain {
           m.get("rate_grid_p50_ms"), m.get("rate_grid_p99_ms"), m.get("rate_grid_max_ms"),
           m.get("mutex_handover_p50_ms"), m.get("mutex_handover_p99_ms"), m.get("mutex_handover_max_ms"),
           m.get("base_handover_p50_ms"), m.get("base_handover_p99_ms"));
+      case BenchOptions.QUERY_WORKLOAD -> QueryWorkload.summaryLine(m);
       default -> "";
     };
   }

@@ -35,11 +35,19 @@ record BenchOptions(
     int budgets,
     int jobsPerBudget,
     int windowSec,
-    int pacingJobs) {
+    int pacingJobs,
+    int stored,
+    int rare,
+    int queryRequests,
+    int queryPages,
+    int queryTimeSec) {
 
   /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
   static final List<String> BUDGET_WORKLOADS =
       List.of("budget-overhead", "budget-parked", "budget-many", "budget-pacing");
+
+  /** The read-path workload (GET /jobs, GET /jobs/count beside a drain); runs on its own too. */
+  static final String QUERY_WORKLOAD = "query";
 
   static final String USAGE = """
       Usage: sluice-bench [options]
@@ -58,6 +66,10 @@ record BenchOptions(
                                         budget-many      --budgets rate-limited budgets draining
                                         budget-pacing    rate-limit schedule accuracy and
                                                          concurrency-limit handover latency
+                                      read-path workload, on its own:
+                                        query            GET /jobs page latency with --stored
+                                                         jobs stored, and (a) alone vs beside a
+                                                         looping jq-filtered GET /jobs/count
         --runs N                      runs, each on a fresh self-started server (default 3)
         --jobs N                      (a) jobs to enqueue and drain (default 100000)
         --batch N                     (a) jobs per POST /jobs/bulk (default 1000)
@@ -76,8 +88,10 @@ record BenchOptions(
         --server-warmup-runs N        unmeasured full-size rounds of (a), plus one of (b), on each
                                       measured server before its measured run, so its JIT has
                                       compiled the hot paths; 0 measures a cold server (default 0).
-                                      Budget workloads warm up with (a) only; budget-overhead and
-                                      budget-parked compare rounds of (a), so use 1 or more there
+                                      Budget and query workloads warm up with (a) only;
+                                      budget-overhead and budget-parked compare rounds of (a), so
+                                      use 1 or more there (query runs one unmeasured round of (a)
+                                      before its comparison itself when this is 0)
 
       Budget workloads:
         --parked N                    (budget-parked) jobs parked behind an exhausted budget on
@@ -91,6 +105,20 @@ record BenchOptions(
         Queues: rounds of (a) use --queue; budget-many uses NAME-many, budget-pacing
         NAME-pace-rate, NAME-pace-mutex and NAME-pace-base; budget-parked parks on 'parked'.
         With --url, each budget workload deletes the budgets (and leftover jobs) it created.
+
+      Query workload:
+        --stored N                    jobs stored on queue 'stored' (types t0..t3 round-robin,
+                                      payload {"seq":i,"kind":"k<i%10>","pad":..}), never taken
+                                      (default 1000000)
+        --rare N                      jobs on queue 'rare', spread evenly among them; 0 = none
+                                      (default 100)
+        --query-requests N            timed requests per query kind (default 50)
+        --query-pages N               pages per walk along 'next' links (default 10)
+        --query-time-sec S            stop a query kind after S s even if fewer requests were
+                                      timed, for kinds the server answers by a full scan (default 30)
+        The jq scan beside the second round of (a) is GET /jobs/count?queue=stored&filter=
+        .kind == "k3", sent back to back from its own connection for the whole drain.
+        With --url, the workload deletes queues 'stored' and 'rare' afterwards.
 
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
@@ -121,6 +149,11 @@ record BenchOptions(
     v.put("jobs-per-budget", "4");
     v.put("window-sec", "20");
     v.put("pacing-jobs", "1000");
+    v.put("stored", "1000000");
+    v.put("rare", "100");
+    v.put("query-requests", "50");
+    v.put("query-pages", "10");
+    v.put("query-time-sec", "30");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -156,8 +189,9 @@ record BenchOptions(
 
     String workload = v.get("workload");
     if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")
-        && !BUDGET_WORKLOADS.contains(workload)) {
-      throw new UsageException("--workload must be a, b, all or one of " + String.join(", ", BUDGET_WORKLOADS));
+        && !BUDGET_WORKLOADS.contains(workload) && !workload.equals(QUERY_WORKLOAD)) {
+      throw new UsageException("--workload must be a, b, all, " + QUERY_WORKLOAD + " or one of "
+          + String.join(", ", BUDGET_WORKLOADS));
     }
     BenchOptions o = new BenchOptions(
         v.get("url"),
@@ -184,9 +218,20 @@ record BenchOptions(
         positive(v, "budgets"),
         positive(v, "jobs-per-budget"),
         positive(v, "window-sec"),
-        positive(v, "pacing-jobs"));
+        positive(v, "pacing-jobs"),
+        positive(v, "stored"),
+        nonNegative(v, "rare"),
+        positive(v, "query-requests"),
+        positive(v, "query-pages"),
+        positive(v, "query-time-sec"));
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
+    }
+    if (o.queryWorkload() && (o.queue().equals(QueryBodies.STORED_QUEUE) || o.queue().equals(QueryBodies.RARE_QUEUE))) {
+      throw new UsageException("--queue must differ from the query workload's queues 'stored' and 'rare'");
+    }
+    if ((long) o.stored() + o.rare() > Integer.MAX_VALUE) {
+      throw new UsageException("--stored plus --rare is too large");
     }
     return o;
   }
@@ -203,12 +248,22 @@ record BenchOptions(
     return BUDGET_WORKLOADS.contains(workload);
   }
 
+  boolean queryWorkload() {
+    return workload.equals(QUERY_WORKLOAD);
+  }
+
+  /** Workloads that run alone, on a {@link BudgetEnv}, with their own RESULT/SUMMARY key. */
+  boolean soloWorkload() {
+    return budgetWorkload() || queryWorkload();
+  }
+
   /**
    * Whether warm-ups (of the client, and of each server with --server-warmup-runs) include rounds
-   * of (a). The budget workloads are built from the same requests as (a), so (a) warms them too.
+   * of (a). The budget and query workloads are built from the same requests as (a) (the query
+   * workload runs rounds of it), so (a) warms them too.
    */
   boolean warmUpThroughput() {
-    return runThroughput() || budgetWorkload();
+    return runThroughput() || soloWorkload();
   }
 
   /** Separate queue so leftovers of a failed throughput phase cannot pollute latency samples. */
@@ -220,7 +275,7 @@ record BenchOptions(
   BenchOptions forServerWarmup() {
     return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp,
-        parked, budgets, jobsPerBudget, windowSec, pacingJobs);
+        parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests, queryPages, queryTimeSec);
   }
 
   /**
@@ -230,7 +285,8 @@ record BenchOptions(
   BenchOptions forWarmup() {
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
-        0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs);
+        0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
+        queryPages, queryTimeSec);
   }
 
   private static int nonNegative(Map<String, String> v, String name) {

@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * What every budget workload needs for one run: options, client, target server, and the run's
- * tag for output lines. Also the few helpers they share (printing, server memory, cleanup).
+ * What every budget workload (and the query workload) needs for one run: options, client,
+ * target server, and the run's tag for output lines. Also the few helpers they share (printing,
+ * server memory, cleanup).
  */
 record BudgetEnv(BenchOptions opt, ClientKit kit, Endpoint endpoint, ServerProcess server, String tag) {
 

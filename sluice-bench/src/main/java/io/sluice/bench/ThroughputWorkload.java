@@ -25,6 +25,19 @@ final class ThroughputWorkload {
   private final Endpoint endpoint;
   /** Budget every job is bound to, or null for unbound jobs (plain workload (a)). */
   private final String budgetKey;
+  /** Told when the drain clock starts and stops, or null. */
+  private DrainHook drainHook;
+
+  /**
+   * Lets a workload run something exactly beside the drain (not the enqueue): {@link #beforeGo}
+   * runs once every stream is primed, just before the drain clock starts, and {@link #drained}
+   * as soon as the last job is acked, before the grace period. Both on the calling thread.
+   */
+  interface DrainHook {
+    void beforeGo();
+
+    void drained();
+  }
 
   ThroughputWorkload(BenchOptions opt, ClientKit kit, Endpoint endpoint) {
     this(opt, kit, endpoint, null);
@@ -36,6 +49,12 @@ final class ThroughputWorkload {
     this.kit = kit;
     this.endpoint = endpoint;
     this.budgetKey = budgetKey;
+  }
+
+  /** Sets the drain hook; returns this. */
+  ThroughputWorkload withDrainHook(DrainHook hook) {
+    this.drainHook = hook;
+    return this;
   }
 
   ThroughputResult run(String nonce) {
@@ -67,6 +86,9 @@ final class ThroughputWorkload {
       }
       Await.result(Future.all(opening), CONNECT_TIMEOUT_SEC, TimeUnit.SECONDS, "opening take streams");
       boolean primed = awaitPrimed(workers, tracker);
+      if (drainHook != null) {
+        drainHook.beforeGo();
+      }
 
       long cpu1 = ProcessCpu.nanos();
       long go = System.nanoTime();
@@ -80,6 +102,9 @@ final class ThroughputWorkload {
         DrainTracker.Tally t = tracker.tally();
         throw new BenchFailure(e.getMessage() + " (" + t.received() + " of " + opt.jobs() + " jobs received, "
             + t.duplicates() + " duplicates, " + t.acked() + " acked)", e);
+      }
+      if (drainHook != null) {
+        drainHook.drained();
       }
       long drainNanos = end - go;
       double drainCpu = ProcessCpu.percentOfOneCore(cpu1, ProcessCpu.nanos(), System.nanoTime() - go);

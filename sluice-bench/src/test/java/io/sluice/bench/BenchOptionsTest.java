@@ -64,4 +64,38 @@ class BenchOptionsTest {
     assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--parked", "0"}))
         .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--parked");
   }
+
+  @Test
+  void queryWorkloadRunsAloneWithItsOptions() {
+    BenchOptions d = BenchOptions.parse(new String[] {"--workload", "query"});
+    assertThat(d.queryWorkload()).isTrue();
+    assertThat(d.soloWorkload()).isTrue();
+    assertThat(d.budgetWorkload()).isFalse();
+    assertThat(d.runThroughput()).isFalse();
+    assertThat(d.runLatency()).isFalse();
+    assertThat(d.warmUpThroughput()).isTrue();
+    assertThat(d.stored()).isEqualTo(1_000_000);
+    assertThat(d.rare()).isEqualTo(100);
+    assertThat(d.queryRequests()).isEqualTo(50);
+    assertThat(d.queryPages()).isEqualTo(10);
+    assertThat(d.queryTimeSec()).isEqualTo(30);
+
+    BenchOptions o = BenchOptions.parse(new String[] {"--workload=query", "--stored", "100_000", "--rare", "0",
+        "--query-requests", "20", "--query-pages=5", "--query-time-sec", "10"});
+    assertThat(o.stored()).isEqualTo(100_000);
+    assertThat(o.rare()).isZero();
+    assertThat(o.queryRequests()).isEqualTo(20);
+    assertThat(o.queryPages()).isEqualTo(5);
+    assertThat(o.queryTimeSec()).isEqualTo(10);
+    assertThat(o.forServerWarmup().stored()).isEqualTo(100_000);
+    assertThat(o.forWarmup().workload()).isEqualTo("query");
+  }
+
+  @Test
+  void queryWorkloadKeepsItsQueuesApartFromA() {
+    assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--workload", "query", "--queue", "stored"}))
+        .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--queue");
+    assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--stored", "0"}))
+        .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--stored");
+  }
 }
