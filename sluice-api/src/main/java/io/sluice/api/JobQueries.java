@@ -10,6 +10,10 @@ import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.store.JobStore;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.NavigableSet;
+import java.util.NoSuchElementException;
+import java.util.TreeSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -37,7 +41,7 @@ final class JobQueries {
   Page page(JobFilter filter, PayloadFilter payloadFilter, JobId from, boolean descending,
       int limit, long nowMs) {
     List<JobSnapshot> found = new ArrayList<>(Math.min(limit, 256));
-    try (JobStore.JobScan scan = store.scanJobs(from, descending)) {
+    try (JobStore.JobScan scan = scan(filter, from, descending)) {
       while (scan.hasNext()) {
         JobSnapshot job = matching(scan.next(), filter, payloadFilter, true, nowMs);
         if (job == null) {
@@ -55,7 +59,7 @@ final class JobQueries {
   /** Ids of every matching job. */
   Set<JobId> ids(JobFilter filter, PayloadFilter payloadFilter, long nowMs) {
     Set<JobId> ids = new LinkedHashSet<>();
-    try (JobStore.JobScan scan = store.scanJobs(null, false)) {
+    try (JobStore.JobScan scan = scan(filter, null, false)) {
       while (scan.hasNext()) {
         JobSnapshot job = matching(scan.next(), filter, payloadFilter, false, nowMs);
         if (job != null) {
@@ -68,7 +72,7 @@ final class JobQueries {
 
   long count(JobFilter filter, PayloadFilter payloadFilter, long nowMs) {
     long count = 0;
-    try (JobStore.JobScan scan = store.scanJobs(null, false)) {
+    try (JobStore.JobScan scan = scan(filter, null, false)) {
       while (scan.hasNext()) {
         if (matching(scan.next(), filter, payloadFilter, false, nowMs) != null) {
           count++;
@@ -76,6 +80,51 @@ final class JobQueries {
       }
     }
     return count;
+  }
+
+  /**
+   * The records to look at, in id order after {@code from}: point reads when the filter names
+   * ids, else a paced scan of every stored record.
+   */
+  private JobStore.JobScan scan(JobFilter filter, JobId from, boolean descending) {
+    if (filter.ids() == null) {
+      return new PacedScan(store.scanJobs(from, descending));
+    }
+    TreeSet<JobId> ordered = new TreeSet<>(filter.ids());
+    NavigableSet<JobId> after = from == null ? ordered
+        : descending ? ordered.headSet(from, false) : ordered.tailSet(from, false);
+    Iterator<JobId> ids = descending ? after.descendingIterator() : after.iterator();
+    return new JobStore.JobScan() {
+      private JobSnapshot next = advance();
+
+      private JobSnapshot advance() {
+        while (ids.hasNext()) {
+          JobSnapshot job = store.readJob(ids.next());
+          if (job != null) {
+            return job;
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public boolean hasNext() {
+        return next != null;
+      }
+
+      @Override
+      public JobSnapshot next() {
+        if (next == null) {
+          throw new NoSuchElementException();
+        }
+        JobSnapshot current = next;
+        next = advance();
+        return current;
+      }
+
+      @Override
+      public void close() {}
+    };
   }
 
   /** The live view of a stored record (with payload if asked) if it matches, else null. */

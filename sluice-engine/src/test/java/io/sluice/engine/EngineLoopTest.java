@@ -208,6 +208,11 @@ class EngineLoopTest {
     }
 
     @Override
+    public JobSnapshot readJob(JobId id) {
+      return null;
+    }
+
+    @Override
     public byte[] readPayload(JobId id) {
       return null;
     }

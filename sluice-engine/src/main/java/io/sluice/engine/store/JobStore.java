@@ -34,6 +34,9 @@ public interface JobStore extends AutoCloseable {
     void close();
   }
 
+  /** One stored job record (without payload), or null. Any thread. */
+  JobSnapshot readJob(JobId id);
+
   /** The canonical JSON payload of a job, or null if none is stored. */
   byte[] readPayload(JobId id);
 

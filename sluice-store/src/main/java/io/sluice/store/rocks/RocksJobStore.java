@@ -207,6 +207,16 @@ public final class RocksJobStore implements JobStore {
   }
 
   @Override
+  public JobSnapshot readJob(JobId id) {
+    try {
+      byte[] value = db.get(jobs, Keys.job(id));
+      return value == null ? null : RecordCodec.decodeJob(id, value);
+    } catch (RocksDBException e) {
+      throw new StorageException("read of job " + id, e);
+    }
+  }
+
+  @Override
   public byte[] readPayload(JobId id) {
     try {
       return db.get(payloads, Keys.job(id));
