@@ -116,10 +116,7 @@ final class QueryRoutes {
     String fromText = query.get("from");
     JobId from = null;
     if (fromText != null && !fromText.isEmpty()) {
-      from = JobId.parseOrNull(fromText);
-      if (from == null) {
-        throw new SluiceException.InvalidRequest("invalid job ID: \"" + fromText + "\"");
-      }
+      from = FilterParser.cursorId(fromText);
     }
     JobId cursor = from;
     ex.respond(vertx.executeBlocking(() -> queries.page(filters.filter(),

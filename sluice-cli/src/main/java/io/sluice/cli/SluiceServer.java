@@ -8,6 +8,7 @@ import io.sluice.engine.EngineLoop;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,10 +75,15 @@ public final class SluiceServer implements AutoCloseable {
   @Override
   public void close() {
     api.close();
-    loop.call((engine, nowMs) -> {
-      engine.closeAllSessions(nowMs);
-      return null;
-    });
+    try {
+      loop.submit((engine, nowMs) -> {
+        engine.closeAllSessions(nowMs);
+        return null;
+      }).get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      // A wedged engine must not hold shutdown forever; recovery requeues what was in flight.
+      LOG.warn("engine did not close its streams cleanly: {}", e.toString());
+    }
     loop.close();
     store.close();
   }

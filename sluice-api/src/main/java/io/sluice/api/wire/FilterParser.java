@@ -38,11 +38,11 @@ public final class FilterParser {
     if (rawIds != null) {
       ids = new LinkedHashSet<>();
       for (String raw : rawIds) {
-        JobId id = JobId.parseOrNull(raw);
-        if (id == null) {
-          throw new SluiceException.InvalidRequest("invalid job ID: \"" + raw + "\"");
+        JobId id = cursorId(raw);
+        // A well-formed id beyond 128 bits names no job: it narrows the filter to nothing.
+        if (JobId.parseOrNull(raw) != null) {
+          ids.add(id);
         }
-        ids.add(id);
       }
     }
     Set<JobStatus> statuses = null;
@@ -66,6 +66,18 @@ public final class FilterParser {
     JobFilter filter = new JobFilter(ids, values(query.get("queue")), values(query.get("type")),
         statuses, values(query.get("budgets.key")), priority, readyAt, attempts);
     return new Query(filter, payloadFilter, link(query, priority, readyAt, attempts, jq));
+  }
+
+  /**
+   * A job id from a query (filter or cursor), validated by shape only (API.md §3.4); a
+   * well-formed value too large for 128 bits reads as the largest id.
+   */
+  public static JobId cursorId(String raw) {
+    if (!JobId.isWellFormed(raw)) {
+      throw new SluiceException.InvalidRequest("invalid job ID: \"" + raw + "\"");
+    }
+    JobId id = JobId.parseOrNull(raw);
+    return id != null ? id : new JobId(-1L, -1L);
   }
 
   /** The filters as {@code &name=value} pairs in a fixed order, for pagination links. */
@@ -134,7 +146,7 @@ public final class FilterParser {
         ? BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE)
         : BigInteger.valueOf(max);
     try {
-      if (!text.chars().allMatch(Character::isDigit)) {
+      if (text.isEmpty() || !text.chars().allMatch(c -> c >= '0' && c <= '9')) {
         throw new NumberFormatException();
       }
       BigInteger number = new BigInteger(text);

@@ -1,6 +1,7 @@
 package io.sluice.api.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import io.sluice.engine.SluiceException;
 import net.thisptr.jackson.jq.BuiltinFunctionLoader;
 import net.thisptr.jackson.jq.JsonQuery;
@@ -25,11 +26,24 @@ public final class PayloadFilter {
 
   /** Compiles the expression; a syntax error is a 400. */
   public static PayloadFilter compile(String expression) {
+    JsonQuery query;
     try {
-      return new PayloadFilter(expression, JsonQuery.compile(expression, Versions.JQ_1_6));
+      query = JsonQuery.compile(expression, Versions.JQ_1_6);
     } catch (JsonQueryException e) {
       throw new SluiceException.InvalidRequest("invalid filter: " + e.getMessage());
     }
+    // jackson-jq resolves function names when it runs, so a dry run on null finds the names jq
+    // itself would refuse to compile; other runtime errors are data-dependent and allowed.
+    try {
+      query.apply(Scope.newChildScope(ROOT), NullNode.getInstance(), out -> { });
+    } catch (JsonQueryException e) {
+      if (String.valueOf(e.getMessage()).contains("does not exist")) {
+        throw new SluiceException.InvalidRequest("invalid filter: " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      // Data-dependent failure on null input: not a compile error.
+    }
+    return new PayloadFilter(expression, query);
   }
 
   public String expression() {

@@ -260,6 +260,21 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
         "Content-Type", MSGPACK_TYPE, "Accept", MSGPACK_TYPE);
   }
 
+  /** DELETE with no body. */
+  Reply delete(String pathAndQuery) {
+    return send("DELETE", pathAndQuery, null);
+  }
+
+  /** PATCH with a JSON body. */
+  Reply patchJson(String pathAndQuery, String json) {
+    return send("PATCH", pathAndQuery, json.getBytes(StandardCharsets.UTF_8),
+        "Content-Type", "application/json");
+  }
+
+  Reply patchJson(String pathAndQuery, JsonNode json) {
+    return patchJson(pathAndQuery, json.toString());
+  }
+
   static byte[] toMsgpack(JsonNode node) {
     try {
       return MSGPACK.writeValueAsBytes(node);

@@ -37,9 +37,9 @@ public final class JobId implements Comparable<JobId> {
     long hi = 0;
     long lo = 0;
     for (int i = 0; i < TEXT_LENGTH; i++) {
-      int digit = Character.digit(text.charAt(i), 36);
       char c = text.charAt(i);
-      if (digit < 0 || (c >= 'A' && c <= 'Z')) {
+      int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+      if (digit < 0) {
         return null;
       }
       // (hi:lo) = (hi:lo) * 36 + digit, detecting overflow past 128 bits.
@@ -56,6 +56,20 @@ public final class JobId implements Comparable<JobId> {
       lo = newLo;
     }
     return new JobId(hi, lo);
+  }
+
+  /** True when the text has the id shape: 25 characters of [0-9a-z]. */
+  public static boolean isWellFormed(String text) {
+    if (text == null || text.length() != TEXT_LENGTH) {
+      return false;
+    }
+    for (int i = 0; i < TEXT_LENGTH; i++) {
+      char c = text.charAt(i);
+      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z')) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Milliseconds since the epoch at which this id was generated (its top 48 bits). */
