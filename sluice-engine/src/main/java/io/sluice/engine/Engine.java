@@ -625,7 +625,15 @@ public final class Engine {
   /** Ends the current turn, returning its durable effects. */
   public Turn takeTurn() {
     Turn finished = turn;
+    finished.departures(dispatcher.takeDepartures());
     turn = new Turn();
     return finished;
+  }
+
+  /** Called once a turn is durable; safe from the commit thread (touches only the view). */
+  public void durable(Turn turn) {
+    if (!turn.departures().isEmpty()) {
+      dispatcher.forget(turn.departures());
+    }
   }
 }

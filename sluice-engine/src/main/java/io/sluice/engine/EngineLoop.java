@@ -140,6 +140,7 @@ public final class EngineLoop implements AutoCloseable {
     Throwable failure = write(turn.mutations(), false);
     if (failure == null) {
       engine.committed(turn.newJobs(), nowMs);
+      engine.durable(turn);
     }
     for (Completion<?> completion : completions) {
       completion.complete(failure);
@@ -215,6 +216,11 @@ public final class EngineLoop implements AutoCloseable {
       sync |= needsSync(turn);
     }
     Throwable failure = write(mutations, sync);
+    if (failure == null) {
+      for (CommitWork work : works) {
+        engine.durable(work.turn());
+      }
+    }
     if (failure == null && !newJobs.isEmpty()) {
       // Index before answering, so a job is dispatchable by the time its enqueue is confirmed.
       submit((engine, nowMs) -> {

@@ -1,9 +1,11 @@
 package io.sluice.engine;
 
 import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The durable effects of one engine turn: the mutations to commit as one batch, and the new jobs
@@ -14,6 +16,7 @@ import java.util.List;
 public final class Turn {
   private final List<Mutation> mutations = new ArrayList<>();
   private final List<Job> newJobs = new ArrayList<>();
+  private List<Map.Entry<JobId, Long>> departures = List.of();
   private boolean hasEnqueues;
   private boolean hasOtherWrites;
 
@@ -29,6 +32,15 @@ public final class Turn {
 
   void indexAfterCommit(Job job) {
     newJobs.add(job);
+  }
+
+  void departures(List<Map.Entry<JobId, Long>> departures) {
+    this.departures = departures;
+  }
+
+  /** Jobs that left flight in this turn, with the dispatch time they had. */
+  public List<Map.Entry<JobId, Long>> departures() {
+    return departures;
   }
 
   public List<Mutation> mutations() {
@@ -48,6 +60,6 @@ public final class Turn {
   }
 
   public boolean isEmpty() {
-    return mutations.isEmpty() && newJobs.isEmpty();
+    return mutations.isEmpty() && newJobs.isEmpty() && departures.isEmpty();
   }
 }

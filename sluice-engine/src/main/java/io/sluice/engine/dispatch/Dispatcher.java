@@ -29,6 +29,11 @@ public final class Dispatcher {
    * stored records, since dispatch itself is not written to disk.
    */
   private final Map<JobId, Long> inFlightView = new ConcurrentHashMap<>();
+  /**
+   * Jobs that left flight this turn. They leave the view only once the turn that recorded their
+   * new state is durable, so a reader never sees them as neither in flight nor as stored.
+   */
+  private List<Map.Entry<JobId, Long>> departed = new ArrayList<>();
   private int rotation;
   private boolean dirty;
 
@@ -73,7 +78,7 @@ public final class Dispatcher {
   public void release(Job job) {
     if (job.holder() instanceof WorkerSession session && session.release(job)) {
       inFlightCount--;
-      inFlightView.remove(job.id());
+      departed.add(Map.entry(job.id(), job.dequeuedAtMs()));
       dirty = true;
     }
     job.holder(null);
@@ -136,6 +141,24 @@ public final class Dispatcher {
 
   private boolean underGlobalLimit() {
     return globalInFlightLimit == 0 || inFlightCount < globalInFlightLimit;
+  }
+
+  /** Hands over this turn's departures (engine thread). */
+  public List<Map.Entry<JobId, Long>> takeDepartures() {
+    if (departed.isEmpty()) {
+      return List.of();
+    }
+    List<Map.Entry<JobId, Long>> taken = departed;
+    departed = new ArrayList<>();
+    return taken;
+  }
+
+  /** Drops departures from the view once their turn is durable (any thread). */
+  public void forget(List<Map.Entry<JobId, Long>> departures) {
+    for (Map.Entry<JobId, Long> departure : departures) {
+      // Conditional: a job dispatched again meanwhile keeps its new entry.
+      inFlightView.remove(departure.getKey(), departure.getValue());
+    }
   }
 
   public Map<JobId, Long> inFlightView() {
