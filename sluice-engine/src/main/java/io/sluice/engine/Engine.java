@@ -92,12 +92,9 @@ public final class Engine {
     return new JobRebinder(budgets, new JobRebinder.Hooks() {
       @Override
       public void detach(Job job, long nowMs) {
+        // A scheduled job's place does not depend on its bindings: it stays where it is.
         if (job.status() == JobStatus.READY) {
-          if (job.budgets().isEmpty()) {
-            ready.remove(job);
-          } else {
-            budgets.unpark(job, nowMs);
-          }
+          unindex(job, nowMs);
         }
       }
 
@@ -338,8 +335,7 @@ public final class Engine {
   }
 
   private void complete(Job job, long nowMs) {
-    dispatcher.release(job);
-    budgets.release(job, nowMs);
+    leaveFlight(job, nowMs);
     long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
         config.defaultCompletedRetentionMs());
     finish(job, JobStatus.COMPLETED, retentionMs, nowMs);
@@ -365,8 +361,7 @@ public final class Engine {
     if (job == null || job.status() != JobStatus.IN_FLIGHT) {
       throw new SluiceException.NotFound("job not found in in-flight set");
     }
-    dispatcher.release(job);
-    budgets.release(job, nowMs);
+    leaveFlight(job, nowMs);
     int attempts = job.attempts() + 1;
     job.attempts(attempts);
     job.failedAtMs(nowMs);
@@ -410,6 +405,12 @@ public final class Engine {
     job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
     retained.add(job);
     turn.write(new Mutation.PutJob(job.snapshot(false)));
+  }
+
+  /** The job stops being in flight: its stream slot and its concurrency tokens come back. */
+  private void leaveFlight(Job job, long nowMs) {
+    dispatcher.release(job);
+    budgets.release(job, nowMs);
   }
 
   /** Adds a job to the live set. */
@@ -556,18 +557,8 @@ public final class Engine {
   /** Takes a job out of whatever index, stream or budget holds it. */
   private void detach(Job job, long nowMs) {
     switch (job.status()) {
-      case READY -> {
-        if (job.budgets().isEmpty()) {
-          ready.remove(job);
-        } else {
-          budgets.unpark(job, nowMs);
-        }
-      }
-      case SCHEDULED -> scheduled.remove(job);
-      case IN_FLIGHT -> {
-        dispatcher.release(job);
-        budgets.release(job, nowMs);
-      }
+      case READY, SCHEDULED -> unindex(job, nowMs);
+      case IN_FLIGHT -> leaveFlight(job, nowMs);
       case COMPLETED, DEAD -> retained.remove(job);
     }
     if (!job.status().isTerminal()) {

@@ -42,24 +42,22 @@ public final class BindingPlan {
       if (cost == 0) {
         throw new SluiceException.Unprocessable("budget cost must be at least 1");
       }
-      BudgetPolicy policy = policyOf(key, request.createWith());
+      Budget existing = book.get(key);
+      BudgetPolicy policy =
+          existing != null ? existing.policy() : planned(key, request.createWith());
       if (cost > policy.capacity()) {
         throw new SluiceException.Unprocessable("cost " + cost + " exceeds budget '" + key
             + "', which holds at most " + policy.capacity());
       }
       // The stored budget's own key instance: every job then shares it, and lookups by it hit
       // the cached hash and the identity check.
-      Budget existing = book.get(key);
       bindings.add(new Binding(existing != null ? existing.key() : key, cost));
     }
     return bindings;
   }
 
-  private BudgetPolicy policyOf(String key, PolicySpec createWith) {
-    Budget existing = book.get(key);
-    if (existing != null) {
-      return existing.policy();
-    }
+  /** The policy of a budget this request creates (planning it on first mention). */
+  private BudgetPolicy planned(String key, PolicySpec createWith) {
     BudgetPolicy planned = creations.get(key);
     if (planned != null) {
       return planned;
