@@ -390,6 +390,32 @@ class BudgetDispatchHttpTest {
     }
   }
 
+  /** A 1-per-4000 ms budget whose first job was dispatched at t0, now t0+2000, one job parked. */
+  private record HalfAccrued(WorkerStream worker, List<String> ids, long t0)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      worker.close();
+    }
+  }
+
+  private HalfAccrued drainedHalfwayToTheNextToken(String r, String queue) {
+    budgets.define(r, timeBased(1, 4000));
+    List<String> ids = enqueueBound(server, queue, r, 2);
+    WorkerStream worker = server.take("queue=" + queue + "&prefetch=0");
+    try {
+      JsonNode first = worker.nextJob();
+      assertThat(id(first)).isEqualTo(ids.get(0));
+      server.ack(ids.get(0));
+      long t0 = dequeuedAt(first);
+      worker.assertNoJobWithin(untilMs(t0 + 2000));
+      return new HalfAccrued(worker, ids, t0);
+    } catch (RuntimeException | AssertionError e) {
+      worker.close();
+      throw e;
+    }
+  }
+
   /**
    * E11: raising the rate keeps the progress accrued toward the next token. 1 per 4000 ms,
    * drained at t0; at t0+2000 the rate becomes 5 per 4000 ms: the 2000 token·ms kept need
@@ -400,15 +426,11 @@ class BudgetDispatchHttpTest {
   void e11ReRateKeepsProgress() {
     String r = uniqueName("rerate");
     String queue = uniqueName("e11");
-    budgets.define(r, timeBased(1, 4000));
-    List<String> ids = enqueueBound(server, queue, r, 2);
 
-    try (WorkerStream worker = server.take("queue=" + queue + "&prefetch=0")) {
-      JsonNode first = worker.nextJob();
-      assertThat(id(first)).isEqualTo(ids.get(0));
-      server.ack(ids.get(0));
-      long t0 = dequeuedAt(first);
-      worker.assertNoJobWithin(untilMs(t0 + 2000));
+    try (HalfAccrued h = drainedHalfwayToTheNextToken(r, queue)) {
+      WorkerStream worker = h.worker();
+      List<String> ids = h.ids();
+      long t0 = h.t0();
 
       JsonNode patched = budgets.patchOk(r, parse("{\"allocation\":5}"));
       long patchedMs = patched.get("updated_at").longValue();
@@ -433,15 +455,10 @@ class BudgetDispatchHttpTest {
   void e12PeriodChangeDiscardsProgress() {
     String r = uniqueName("reperiod");
     String queue = uniqueName("e12");
-    budgets.define(r, timeBased(1, 4000));
-    List<String> ids = enqueueBound(server, queue, r, 2);
 
-    try (WorkerStream worker = server.take("queue=" + queue + "&prefetch=0")) {
-      JsonNode first = worker.nextJob();
-      assertThat(id(first)).isEqualTo(ids.get(0));
-      server.ack(ids.get(0));
-      long t0 = dequeuedAt(first);
-      worker.assertNoJobWithin(untilMs(t0 + 2000));
+    try (HalfAccrued h = drainedHalfwayToTheNextToken(r, queue)) {
+      WorkerStream worker = h.worker();
+      List<String> ids = h.ids();
 
       JsonNode patched = budgets.patchOk(r,
           parse("{\"allocation\":2,\"strategy\":{\"duration_ms\":1000}}"));
