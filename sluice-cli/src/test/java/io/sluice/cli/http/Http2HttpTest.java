@@ -79,15 +79,23 @@ class Http2HttpTest {
     }
   }
 
+  /**
+   * Sends one request and reads its body. The body is asked for inside the callback that sends
+   * the request, which runs on the connection's event loop: chained from the test thread
+   * instead, the response could arrive and its data be dropped before anyone listens.
+   */
   H2Reply send(HttpMethod method, String uri, String jsonBody) throws Exception {
     return await(client.request(method, uri).compose(request -> {
+      Future<HttpClientResponse> response;
       if (jsonBody == null) {
-        return request.send();
+        response = request.send();
+      } else {
+        request.putHeader("Content-Type", "application/json");
+        response = request.send(Buffer.buffer(jsonBody));
       }
-      request.putHeader("Content-Type", "application/json");
-      return request.send(Buffer.buffer(jsonBody));
-    }).compose(response -> response.body().map(body -> new H2Reply(response.statusCode(),
-        response.version(), response.getHeader("Content-Type"), body))));
+      return response.compose(r -> r.body().map(body -> new H2Reply(r.statusCode(),
+          r.version(), r.getHeader("Content-Type"), body)));
+    }));
   }
 
   @Test
@@ -177,20 +185,20 @@ class Http2HttpTest {
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
 
     H2Take(String query) throws Exception {
-      this.request = await(client.request(HttpMethod.GET, "/jobs/take?" + query));
       CompletableFuture<HttpClientResponse> head = new CompletableFuture<>();
-      request.send().onComplete(ar -> {
-        if (ar.failed()) {
-          head.completeExceptionally(ar.cause());
-          return;
-        }
-        HttpClientResponse r = ar.result();
-        // Installed on the event loop before any body data is delivered.
-        r.handler(this::onData);
-        r.endHandler(v -> ended.complete(null));
-        r.exceptionHandler(ended::completeExceptionally);
-        head.complete(r);
-      });
+      // Sent from the event loop (see send) so the data handler is in place before any data.
+      this.request = await(client.request(HttpMethod.GET, "/jobs/take?" + query)
+          .onSuccess(sent -> sent.send().onComplete(ar -> {
+            if (ar.failed()) {
+              head.completeExceptionally(ar.cause());
+              return;
+            }
+            HttpClientResponse r = ar.result();
+            r.handler(this::onData);
+            r.endHandler(v -> ended.complete(null));
+            r.exceptionHandler(ended::completeExceptionally);
+            head.complete(r);
+          })));
       this.response = head.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
