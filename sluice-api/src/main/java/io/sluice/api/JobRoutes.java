@@ -39,6 +39,8 @@ final class JobRoutes {
   private static final Set<String> TAKE_PARAMS = Set.of("queue", "prefetch");
   private static final Set<String> PAGE_PARAMS = Set.of("order", "limit", "from");
   private static final long U32_MAX = 0xFFFFFFFFL;
+  /** About the size of one job in a bulk enqueue response, to size the response once. */
+  private static final int ENQUEUED_JOB_BYTES = 256;
 
   private final Vertx vertx;
   private final EngineGateway engine;
@@ -123,7 +125,7 @@ final class JobRoutes {
     ex.respond(ex.rawBody(), body -> {
       List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
       ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, true, nowMs)),
-          created -> ex.send(201, gen -> {
+          created -> ex.send(201, created.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
             for (JobSnapshot job : created) {

@@ -14,4 +14,10 @@ class BudgetOverheadWorkloadTest {
     assertThat(BudgetOverheadWorkload.overheadPct(10_000, 8_000)).isCloseTo(25.0, within(1e-9));
     assertThat(BudgetOverheadWorkload.overheadPct(10_000, 12_500)).isCloseTo(-20.0, within(1e-9));
   }
+
+  @Test
+  void eachRunMeasuresBothSidesTwiceInMirroredOrder() {
+    assertThat(BudgetOverheadWorkload.passOrder(true)).containsExactly(true, false, false, true);
+    assertThat(BudgetOverheadWorkload.passOrder(false)).containsExactly(false, true, true, false);
+  }
 }

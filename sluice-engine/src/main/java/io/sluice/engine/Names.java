@@ -5,6 +5,7 @@ import java.util.Comparator;
 /** The naming rules shared by queues, types, cron names and budget keys (API.md §3.7). */
 public final class Names {
   private static final String RESERVED = "*?[]{}\\";
+  private static final boolean[] FORBIDDEN = forbiddenAscii();
 
   /** Sorts names in UTF-8 byte order, which is code point order (not UTF-16 order). */
   public static final Comparator<String> BYTE_ORDER = (a, b) -> {
@@ -29,6 +30,25 @@ public final class Names {
     if (value.isEmpty()) {
       return field + " must not be empty";
     }
+    // One cheap pass first: this runs for every name of every enqueued job.
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < FORBIDDEN.length && FORBIDDEN[c]) {
+        return describe(field, value);
+      }
+    }
+    return null;
+  }
+
+  private static boolean[] forbiddenAscii() {
+    boolean[] forbidden = new boolean[128];
+    for (char c : (RESERVED + ",\0").toCharArray()) {
+      forbidden[c] = true;
+    }
+    return forbidden;
+  }
+
+  private static String describe(String field, String value) {
     if (value.indexOf(',') >= 0) {
       return field + " must not contain ','";
     }
@@ -41,6 +61,6 @@ public final class Names {
         return field + " must not contain '" + c + "' (reserved)";
       }
     }
-    return null;
+    throw new IllegalStateException("no rule broken by " + value);
   }
 }

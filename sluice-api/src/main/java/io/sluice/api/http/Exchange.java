@@ -72,9 +72,9 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return request.body().map(buffer -> buffer.length() == 0
+    return BodyReader.read(request).map(bytes -> bytes.length == 0
         ? Format.JSON.mapper().createObjectNode()
-        : decode(format, checked(format, buffer.getBytes())));
+        : decode(format, checked(format, bytes)));
   }
 
   private static byte[] checked(Format format, byte[] bytes) {
@@ -93,8 +93,7 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return request.body().map(buffer -> {
-      byte[] bytes = buffer.getBytes();
+    return BodyReader.read(request).map(bytes -> {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
@@ -126,6 +125,14 @@ public final class Exchange {
   }
 
   public void send(int status, BodyWriter writer) {
+    send(status, 512, writer);
+  }
+
+  /**
+   * Like {@link #send(int, BodyWriter)}, with room for about {@code expectedBytes} reserved up
+   * front, so a large response is not grown and copied on its way out.
+   */
+  public void send(int status, int expectedBytes, BodyWriter writer) {
     Format format;
     try {
       format = responseFormat();
@@ -133,11 +140,11 @@ public final class Exchange {
       fail(e);
       return;
     }
-    send(status, format, writer);
+    send(status, format, expectedBytes, writer);
   }
 
-  private void send(int status, Format format, BodyWriter writer) {
-    Buffer body = encode(format, writer);
+  private void send(int status, Format format, int expectedBytes, BodyWriter writer) {
+    Buffer body = encode(format, expectedBytes, writer);
     HttpServerResponse response = request.response();
     if (response.ended() || response.closed()) {
       return;
@@ -145,8 +152,8 @@ public final class Exchange {
     response.setStatusCode(status).putHeader("Content-Type", format.mediaType()).end(body);
   }
 
-  static Buffer encode(Format format, BodyWriter writer) {
-    BufferOutputStream out = new BufferOutputStream(Buffer.buffer(512));
+  static Buffer encode(Format format, int expectedBytes, BodyWriter writer) {
+    BufferOutputStream out = new BufferOutputStream(Buffer.buffer(expectedBytes));
     try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
       writer.write(gen);
     } catch (IOException e) {
@@ -173,7 +180,7 @@ public final class Exchange {
     if (format == null) {
       format = Format.JSON;
     }
-    send(error.status(), format, gen -> {
+    send(error.status(), format, 256, gen -> {
       gen.writeStartObject();
       gen.writeStringField("error", error.message());
       if (error.supported() != null) {

@@ -37,6 +37,11 @@ public final class EnqueueParser {
   private final Format format;
   private final Fields fields;
   private final ByteArrayBuilder payloadBytes = new ByteArrayBuilder(256);
+  /**
+   * One generator serves every payload of a request: creating one costs more than copying a small
+   * payload. A parser is made per request, and a request that fails mid-payload is refused whole.
+   */
+  private JsonGenerator payloadGenerator;
 
   public EnqueueParser(Format format) {
     this.format = format;
@@ -183,20 +188,29 @@ public final class EnqueueParser {
 
   /** Re-encodes the payload value under the parser as compact JSON, exactly (no float rounding). */
   private byte[] copyPayload(JsonParser parser) throws IOException {
+    JsonGenerator gen = payloadGenerator();
     payloadBytes.reset();
-    try (JsonGenerator gen = PAYLOAD_JSON.createGenerator(payloadBytes)) {
-      int depth = 0;
-      do {
-        JsonToken token = parser.currentToken();
-        if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
-          depth++;
-        } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
-          depth--;
-        }
-        gen.copyCurrentEventExact(parser);
-      } while (depth > 0 && parser.nextToken() != null);
-    }
+    int depth = 0;
+    do {
+      JsonToken token = parser.currentToken();
+      if (token == JsonToken.START_OBJECT || token == JsonToken.START_ARRAY) {
+        depth++;
+      } else if (token == JsonToken.END_OBJECT || token == JsonToken.END_ARRAY) {
+        depth--;
+      }
+      gen.copyCurrentEventExact(parser);
+    } while (depth > 0 && parser.nextToken() != null);
+    gen.flush();
     return payloadBytes.toByteArray();
+  }
+
+  private JsonGenerator payloadGenerator() throws IOException {
+    if (payloadGenerator == null) {
+      payloadGenerator = PAYLOAD_JSON.createGenerator(payloadBytes);
+      // Each payload is a root value of its own; no separator may leak into the next one.
+      payloadGenerator.setRootValueSeparator(null);
+    }
+    return payloadGenerator;
   }
 
   private String string(JsonParser parser, String name) throws IOException {
