@@ -22,6 +22,7 @@ import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.schedule.DeadlineIndex;
+import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -138,6 +139,7 @@ public final class Engine {
   public void recover(JobSnapshot stored, long nowMs) {
     Job job = Job.fromSnapshot(stored.withNames(
         names.canonical(stored.type()), names.canonical(stored.queue())));
+    job.indexed(IndexEntry.of(stored));
     remember(job);
     if (job.status().isTerminal()) {
       retained.add(job);
@@ -199,7 +201,7 @@ public final class Engine {
     remember(job);
     budgets.track(job);
     JobSnapshot snapshot = job.snapshot(false);
-    turn.enqueueWrite(new Mutation.PutJob(snapshot));
+    turn.enqueueWrite(JobWrites.put(job, snapshot));
     turn.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
     cachePayload(job, request.payload());
     turn.indexAfterCommit(job);
@@ -296,7 +298,7 @@ public final class Engine {
     for (Job job : dispatcher.close(session)) {
       budgets.release(job, nowMs);
       makeReady(job, nowMs);
-      turn.write(new Mutation.PutJob(job.snapshot(false)));
+      turn.write(JobWrites.put(job));
     }
   }
 
@@ -387,7 +389,7 @@ public final class Engine {
     job.status(JobStatus.SCHEDULED);
     scheduled.add(job);
     JobSnapshot snapshot = job.snapshot(false);
-    turn.write(new Mutation.PutJob(snapshot));
+    turn.write(JobWrites.put(job, snapshot));
     return snapshot;
   }
 
@@ -404,7 +406,7 @@ public final class Engine {
     }
     job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
     retained.add(job);
-    turn.write(new Mutation.PutJob(job.snapshot(false)));
+    turn.write(JobWrites.put(job));
   }
 
   /** The job stops being in flight: its stream slot and its concurrency tokens come back. */
@@ -424,7 +426,7 @@ public final class Engine {
     takePayload(job);
     jobs.remove(job.id());
     queueSizes.computeIfPresent(job.queue(), (queue, n) -> n == 1 ? null : n - 1);
-    turn.write(new Mutation.DeleteJob(job.id(), job.attempts()));
+    turn.write(JobWrites.delete(job));
   }
 
   // ---- patches -------------------------------------------------------------------------------
@@ -519,7 +521,7 @@ public final class Engine {
     if (queued && moves) {
       index(job, nowMs);
     }
-    turn.write(new Mutation.PutJob(job.snapshot(false)));
+    turn.write(JobWrites.put(job));
   }
 
   /** Takes a queued job off the ready or scheduled index (or its budgets' waiting queues). */

@@ -183,6 +183,6 @@ final class JobRebinder {
     job.budgets(next);
     budgets.track(job);
     hooks.attach(job, nowMs);
-    hooks.write(new Mutation.PutJob(job.snapshot(false)));
+    hooks.write(JobWrites.put(job));
   }
 }

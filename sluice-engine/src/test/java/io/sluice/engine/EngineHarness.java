@@ -14,12 +14,15 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -30,6 +33,10 @@ import java.util.Set;
  * mutations are "committed" (recorded here, so tests can assert on them) and new jobs are handed
  * back through {@link Engine#committed}. {@link #dispatch()} is the loop's own step: it promotes
  * and reaps what is due, then dispatches. Nothing here starts a thread or sleeps.
+ *
+ * <p>Every write is also checked against the index entries a store would hold: a write must name
+ * exactly the entry its record was last written with. The recorded mutations drop those entries,
+ * so tests compare records and deletions only.
  */
 public final class EngineHarness {
   private final ManualClock clock;
@@ -37,6 +44,8 @@ public final class EngineHarness {
   private final JobIdGenerator ids;
   private final List<Mutation> mutations = new ArrayList<>();
   private List<Mutation> lastTurn = List.of();
+  /** What each stored record is indexed under, as a store would hold it. */
+  private final Map<JobId, IndexEntry> storedIndex = new HashMap<>();
   /** Jobs handed to any worker during the current {@link #dispatch()} call. */
   private final List<JobSnapshot> deliveredThisTurn = new ArrayList<>();
 
@@ -221,6 +230,7 @@ public final class EngineHarness {
     }
     for (JobSnapshot snapshot : stored) {
       fresh.engine.recover(snapshot.withPayload(null), nowMs());
+      fresh.storedIndex.put(snapshot.id(), IndexEntry.of(snapshot));
     }
     fresh.endTurn();
     return fresh;
@@ -322,6 +332,7 @@ public final class EngineHarness {
   public void recover(JobSnapshot... stored) {
     for (JobSnapshot snapshot : stored) {
       engine.recover(snapshot, nowMs());
+      storedIndex.put(snapshot.id(), IndexEntry.of(snapshot));
     }
   }
 
@@ -341,11 +352,32 @@ public final class EngineHarness {
 
   private void endTurn() {
     Turn turn = engine.takeTurn();
-    lastTurn = List.copyOf(turn.mutations());
+    lastTurn = turn.mutations().stream().map(this::checkIndexed).toList();
     mutations.addAll(lastTurn);
     if (!turn.newJobs().isEmpty()) {
       engine.committed(turn.newJobs(), nowMs());
     }
+  }
+
+  /** Fails on a write that names another index entry than the stored one; strips the entry. */
+  private Mutation checkIndexed(Mutation mutation) {
+    if (mutation instanceof Mutation.PutJob put) {
+      IndexEntry stored = storedIndex.put(put.job().id(), IndexEntry.of(put.job()));
+      if (!java.util.Objects.equals(stored, put.previous())) {
+        throw new AssertionError("write of " + put.job().id() + " names index entry "
+            + put.previous() + " but the store holds " + stored);
+      }
+      return new Mutation.PutJob(put.job());
+    }
+    if (mutation instanceof Mutation.DeleteJob delete) {
+      IndexEntry stored = storedIndex.remove(delete.id());
+      if (!java.util.Objects.equals(stored, delete.indexed())) {
+        throw new AssertionError("deletion of " + delete.id() + " names index entry "
+            + delete.indexed() + " but the store holds " + stored);
+      }
+      return new Mutation.DeleteJob(delete.id(), delete.attempts());
+    }
+    return mutation;
   }
 
   // ---- helper types --------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.IndexQuery;
 import io.sluice.engine.store.JobStore;
 import io.sluice.engine.store.Mutation;
 import io.sluice.engine.store.StorageException;
@@ -204,6 +205,16 @@ class EngineLoopTest {
 
     @Override
     public JobScan scanJobs(JobId after, boolean descending) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long countJobs(IndexQuery query) {
       throw new UnsupportedOperationException();
     }
 

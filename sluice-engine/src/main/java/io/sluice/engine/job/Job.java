@@ -1,6 +1,7 @@
 package io.sluice.engine.job;
 
 import io.sluice.engine.budget.Binding;
+import io.sluice.engine.store.IndexEntry;
 import java.util.List;
 
 /**
@@ -39,6 +40,8 @@ public final class Job {
   private boolean offered;
   /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
   private long wakeAtMs = NONE;
+  /** What the stored record is indexed under; null until the first write. */
+  private IndexEntry indexed;
 
   public Job(JobId id, String type, String queue, int priority, JobStatus status, long readyAtMs) {
     this.id = id;
@@ -51,6 +54,14 @@ public final class Job {
 
   public JobId id() {
     return id;
+  }
+
+  public IndexEntry indexed() {
+    return indexed;
+  }
+
+  public void indexed(IndexEntry entry) {
+    this.indexed = entry;
   }
 
   public String type() {

@@ -28,6 +28,15 @@ public interface JobStore extends AutoCloseable {
    */
   JobScan scanJobs(JobId after, boolean descending);
 
+  /**
+   * Like {@link #scanJobs(JobId, boolean)}, but only the records the secondary index lists under
+   * {@code query}, so a selective filter reads few records whatever the store holds.
+   */
+  JobScan scanJobs(IndexQuery query, JobId after, boolean descending);
+
+  /** How many records the secondary index lists under {@code query}; no record is read. */
+  long countJobs(IndexQuery query);
+
   /** An open scan over stored job records. */
   interface JobScan extends Iterator<JobSnapshot>, AutoCloseable {
     @Override

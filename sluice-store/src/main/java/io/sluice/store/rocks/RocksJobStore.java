@@ -6,6 +6,8 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.store.CommitBatch;
 import io.sluice.engine.store.JobStore;
+import io.sluice.engine.store.IndexEntry;
+import io.sluice.engine.store.IndexQuery;
 import io.sluice.engine.store.Mutation;
 import io.sluice.engine.store.StorageException;
 import java.nio.file.Files;
@@ -56,6 +58,7 @@ public final class RocksJobStore implements JobStore {
   private final ColumnFamilyHandle payloads;
   private final ColumnFamilyHandle errors;
   private final ColumnFamilyHandle budgets;
+  private final ColumnFamilyHandle index;
 
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
@@ -75,7 +78,8 @@ public final class RocksJobStore implements JobStore {
         new ColumnFamilyDescriptor(bytes("jobs"), familyOptions),
         new ColumnFamilyDescriptor(bytes("payloads"), familyOptions),
         new ColumnFamilyDescriptor(bytes("errors"), familyOptions),
-        new ColumnFamilyDescriptor(bytes("budgets"), familyOptions));
+        new ColumnFamilyDescriptor(bytes("budgets"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("index"), familyOptions));
     try {
       Files.createDirectories(config.dataDir());
       db = RocksDB.open(dbOptions, config.dataDir().toString(), descriptors, handles);
@@ -87,6 +91,13 @@ public final class RocksJobStore implements JobStore {
     payloads = handles.get(2);
     errors = handles.get(3);
     budgets = handles.get(4);
+    index = handles.get(5);
+    try {
+      new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   private static byte[] bytes(String name) {
@@ -107,7 +118,9 @@ public final class RocksJobStore implements JobStore {
 
   private void apply(WriteBatch writes, Mutation mutation) throws RocksDBException {
     if (mutation instanceof Mutation.PutJob put) {
-      writes.put(jobs, Keys.job(put.job().id()), RecordCodec.encodeJob(put.job()));
+      byte[] key = Keys.job(put.job().id());
+      writes.put(jobs, key, RecordCodec.encodeJob(put.job()));
+      IndexWrites.replace(writes, index, key, put.previous(), IndexEntry.of(put.job()));
     } else if (mutation instanceof Mutation.PutPayload put) {
       writes.put(payloads, Keys.job(put.id()), put.payload());
     } else if (mutation instanceof Mutation.PutError put) {
@@ -117,6 +130,7 @@ public final class RocksJobStore implements JobStore {
       byte[] key = Keys.job(delete.id());
       writes.delete(jobs, key);
       writes.delete(payloads, key);
+      IndexWrites.replace(writes, index, key, delete.indexed(), null);
       for (int attempt = 1; attempt <= delete.attempts(); attempt++) {
         writes.delete(errors, Keys.error(delete.id(), attempt));
       }
@@ -204,6 +218,104 @@ public final class RocksJobStore implements JobStore {
         db.releaseSnapshot(snapshot);
       }
     };
+  }
+
+  @Override
+  public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
+    Snapshot snapshot = db.getSnapshot();
+    ReadOptions options = new ReadOptions().setSnapshot(snapshot);
+    IdCursor cursor = cursor(query, options, descending);
+    if (after != null) {
+      byte[] key = Keys.job(after);
+      cursor.seek(key);
+      if (cursor.current() != null && Arrays.equals(cursor.current(), key)) {
+        cursor.next();
+      }
+    }
+    return new JobScan() {
+      private JobSnapshot next = advance();
+
+      private JobSnapshot advance() {
+        while (cursor.current() != null) {
+          byte[] key = cursor.current();
+          cursor.next();
+          byte[] value;
+          try {
+            value = db.get(jobs, options, key);
+          } catch (RocksDBException e) {
+            throw new StorageException("read of an indexed job", e);
+          }
+          // Index and records are written in one batch, so within a snapshot this is defensive.
+          if (value != null) {
+            return RecordCodec.decodeJob(Keys.jobId(key), value);
+          }
+        }
+        return null;
+      }
+
+      @Override
+      public boolean hasNext() {
+        return next != null;
+      }
+
+      @Override
+      public JobSnapshot next() {
+        if (next == null) {
+          throw new NoSuchElementException();
+        }
+        JobSnapshot current = next;
+        next = advance();
+        return current;
+      }
+
+      @Override
+      public void close() {
+        cursor.close();
+        options.close();
+        db.releaseSnapshot(snapshot);
+      }
+    };
+  }
+
+  @Override
+  public long countJobs(IndexQuery query) {
+    Snapshot snapshot = db.getSnapshot();
+    try (ReadOptions options = new ReadOptions().setSnapshot(snapshot);
+        IdCursor cursor = cursor(query, options, false)) {
+      long count = 0;
+      for (; cursor.current() != null; cursor.next()) {
+        count++;
+      }
+      return count;
+    } finally {
+      db.releaseSnapshot(snapshot);
+    }
+  }
+
+  /** Every term a union of its values' prefixes; several terms intersected. */
+  private IdCursor cursor(IndexQuery query, ReadOptions options, boolean descending) {
+    List<IdCursor> terms = new ArrayList<>(3);
+    if (query.queues() != null) {
+      terms.add(union(query.queues().stream()
+          .map(queue -> IndexKeys.prefix(IndexKeys.QUEUE, queue)).toList(), options, descending));
+    }
+    if (query.types() != null) {
+      terms.add(union(query.types().stream()
+          .map(type -> IndexKeys.prefix(IndexKeys.TYPE, type)).toList(), options, descending));
+    }
+    if (query.states() != null) {
+      terms.add(union(query.states().stream().map(IndexWrites::statePrefix).toList(), options,
+          descending));
+    }
+    return terms.size() == 1 ? terms.get(0) : new IntersectionCursor(terms, descending);
+  }
+
+  private IdCursor union(List<byte[]> prefixes, ReadOptions options, boolean descending) {
+    List<IdCursor> parts = new ArrayList<>(prefixes.size());
+    for (byte[] prefix : prefixes) {
+      parts.add(new PrefixCursor(db.newIterator(index, options), prefix, descending));
+    }
+    return parts.size() == 1 ? parts.get(0) : new UnionCursor(parts, descending);
   }
 
   @Override

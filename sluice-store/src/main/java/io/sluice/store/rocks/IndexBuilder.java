@@ -1,0 +1,67 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.store.IndexEntry;
+import io.sluice.engine.store.StorageException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * Builds the {@code index} column family from the job records when a data directory has none of
+ * the current version (written before the index existed). Afterwards every commit keeps it exact,
+ * in the same atomic batch as the records.
+ */
+final class IndexBuilder {
+  private static final byte[] VERSION_KEY = "index-version".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] VERSION = {1};
+  private static final int BATCH_JOBS = 10_000;
+
+  private final RocksDB db;
+  private final ColumnFamilyHandle jobs;
+  private final ColumnFamilyHandle index;
+  private final ColumnFamilyHandle meta;
+
+  IndexBuilder(RocksDB db, ColumnFamilyHandle jobs, ColumnFamilyHandle index,
+      ColumnFamilyHandle meta) {
+    this.db = db;
+    this.jobs = jobs;
+    this.index = index;
+    this.meta = meta;
+  }
+
+  void buildIfMissing() {
+    try {
+      if (Arrays.equals(db.get(meta, VERSION_KEY), VERSION)) {
+        return;
+      }
+      db.deleteRange(index, new byte[] {0}, new byte[] {(byte) 0xFF});
+      try (WriteOptions synced = new WriteOptions().setSync(true);
+          RocksIterator it = db.newIterator(jobs)) {
+        WriteBatch batch = new WriteBatch();
+        int inBatch = 0;
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          byte[] key = it.key();
+          IndexEntry entry = IndexEntry.of(RecordCodec.decodeJob(Keys.jobId(key), it.value()));
+          IndexWrites.replace(batch, index, key, null, entry);
+          if (++inBatch == BATCH_JOBS) {
+            db.write(synced, batch);
+            batch.close();
+            batch = new WriteBatch();
+            inBatch = 0;
+          }
+        }
+        it.status();
+        batch.put(meta, VERSION_KEY, VERSION);
+        db.write(synced, batch);
+        batch.close();
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("build of the job index", e);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.store.IndexEntry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/** Moves one job's keys in the {@code index} column family from one entry to another. */
+final class IndexWrites {
+  private static final byte[] NO_VALUE = new byte[0];
+  private static final Map<IndexEntry.State, byte[]> STATE_PREFIXES = statePrefixes();
+
+  private IndexWrites() {}
+
+  /** {@code from} null: the job was not indexed yet; {@code to} null: it is being deleted. */
+  static void replace(WriteBatch writes, ColumnFamilyHandle index, byte[] jobKey,
+      IndexEntry from, IndexEntry to) throws RocksDBException {
+    String oldQueue = from == null ? null : from.queue();
+    String newQueue = to == null ? null : to.queue();
+    if (!Objects.equals(oldQueue, newQueue)) {
+      move(writes, index, jobKey, prefix(IndexKeys.QUEUE, oldQueue),
+          prefix(IndexKeys.QUEUE, newQueue));
+    }
+    String oldType = from == null ? null : from.type();
+    String newType = to == null ? null : to.type();
+    if (!Objects.equals(oldType, newType)) {
+      move(writes, index, jobKey, prefix(IndexKeys.TYPE, oldType), prefix(IndexKeys.TYPE, newType));
+    }
+    IndexEntry.State oldState = from == null ? null : from.state();
+    IndexEntry.State newState = to == null ? null : to.state();
+    if (oldState != newState) {
+      move(writes, index, jobKey, oldState == null ? null : STATE_PREFIXES.get(oldState),
+          newState == null ? null : STATE_PREFIXES.get(newState));
+    }
+  }
+
+  static byte[] statePrefix(IndexEntry.State state) {
+    return STATE_PREFIXES.get(state);
+  }
+
+  private static void move(WriteBatch writes, ColumnFamilyHandle index, byte[] jobKey,
+      byte[] fromPrefix, byte[] toPrefix) throws RocksDBException {
+    if (fromPrefix != null) {
+      writes.delete(index, IndexKeys.key(fromPrefix, jobKey));
+    }
+    if (toPrefix != null) {
+      writes.put(index, IndexKeys.key(toPrefix, jobKey), NO_VALUE);
+    }
+  }
+
+  private static byte[] prefix(byte tag, String value) {
+    return value == null ? null : IndexKeys.prefix(tag, value);
+  }
+
+  private static Map<IndexEntry.State, byte[]> statePrefixes() {
+    Map<IndexEntry.State, byte[]> prefixes = new EnumMap<>(IndexEntry.State.class);
+    for (IndexEntry.State state : IndexEntry.State.values()) {
+      prefixes.put(state, IndexKeys.prefix(state));
+    }
+    return prefixes;
+  }
+}
