@@ -46,9 +46,11 @@ public final class ApiServer implements AutoCloseable {
     new JobRoutes(vertx, engine, store, clock, new JobIdGenerator(), config, streams)
         .register(primaryRoutes);
     new BudgetRoutes(engine).register(primaryRoutes);
-    new BindingRoutes(engine).register(primaryRoutes);
-    new QueryRoutes(vertx, new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView())),
-        engine, clock).register(primaryRoutes);
+    new CronRoutes(engine).register(primaryRoutes);
+    JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
+    PayloadSelection selection = new PayloadSelection(vertx, queries, clock);
+    new BindingRoutes(engine, selection).register(primaryRoutes);
+    new QueryRoutes(vertx, queries, selection, engine, clock).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
   }
 

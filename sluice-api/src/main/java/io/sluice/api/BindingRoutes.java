@@ -29,9 +29,11 @@ final class BindingRoutes {
   private static final long U32_MAX = 0xFFFFFFFFL;
 
   private final EngineGateway engine;
+  private final PayloadSelection selection;
 
-  BindingRoutes(EngineGateway engine) {
+  BindingRoutes(EngineGateway engine, PayloadSelection selection) {
     this.engine = engine;
+    this.selection = selection;
   }
 
   void register(Router router) {
@@ -91,10 +93,6 @@ final class BindingRoutes {
     MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
     ex.responseFormat();
     FilterParser.Query filters = FilterParser.parse(query);
-    if (filters.payloadFilter() != null) {
-      throw new SluiceException.InvalidRequest("invalid query parameters: the `filter` (jq) "
-          + "parameter is not supported on this route yet");
-    }
     JobFilter filter = filters.filter();
     if (filter.statuses() != null) {
       for (JobStatus status : filter.statuses()) {
@@ -106,7 +104,8 @@ final class BindingRoutes {
     }
     ex.respond(body(ex, readsBody), body -> {
       BindingChange parsed = change.apply(body);
-      ex.respond(engine.call((eng, nowMs) -> eng.changeBindingsWhere(filter, parsed, nowMs)),
+      ex.respond(selection.ids(filters).compose(ids -> engine.call((eng, nowMs) ->
+          eng.changeBindingsWhere(filter, ids, parsed, nowMs))),
           result -> ex.send(200, gen -> writeBulk(gen, result)));
     });
   }

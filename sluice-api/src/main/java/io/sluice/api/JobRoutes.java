@@ -20,6 +20,7 @@ import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.Enqueued;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.JobStore;
@@ -113,10 +114,19 @@ final class JobRoutes {
       } catch (IOException e) {
         throw new BodyException(ex.requestFormat(), String.valueOf(e.getMessage()));
       }
-      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(List.of(job), nowMs)),
-          created -> ex.send(201, gen -> JobWriter.writeEnqueued(gen, created.get(0), false,
-              false)));
+      ex.respond(engine.call((eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
+          answers -> {
+            Enqueued answer = answers.get(0);
+            ex.send(answer.created() ? 201 : 200, gen -> JobWriter.writeEnqueued(gen,
+                answer.job(), answer.duplicate(), answer.folded()));
+          });
     });
+  }
+
+  /** 200 when the request created nothing (every element a duplicate or fold), else 201. */
+  private static int bulkStatus(List<Enqueued> answers) {
+    boolean createdNone = !answers.isEmpty() && answers.stream().noneMatch(Enqueued::created);
+    return createdNone ? 200 : 201;
   }
 
   private void enqueueBulk(Exchange ex) {
@@ -124,12 +134,12 @@ final class JobRoutes {
     ex.responseFormat();
     ex.respond(ex.rawBody(), body -> {
       List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
-      ex.respond(engine.call((eng, nowMs) -> eng.enqueue(jobs, true, nowMs)),
-          created -> ex.send(201, created.size() * ENQUEUED_JOB_BYTES, gen -> {
+      ex.respond(engine.call((eng, nowMs) -> eng.enqueueAll(jobs, true, nowMs)),
+          answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
-            for (JobSnapshot job : created) {
-              JobWriter.writeEnqueued(gen, job, false, false);
+            for (Enqueued answer : answers) {
+              JobWriter.writeEnqueued(gen, answer.job(), answer.duplicate(), answer.folded());
             }
             gen.writeEndArray();
             gen.writeEndObject();

@@ -30,12 +30,15 @@ final class QueryRoutes {
 
   private final Vertx vertx;
   private final JobQueries queries;
+  private final PayloadSelection selection;
   private final EngineGateway engine;
   private final InstantSource clock;
 
-  QueryRoutes(Vertx vertx, JobQueries queries, EngineGateway engine, InstantSource clock) {
+  QueryRoutes(Vertx vertx, JobQueries queries, PayloadSelection selection, EngineGateway engine,
+      InstantSource clock) {
     this.vertx = vertx;
     this.queries = queries;
+    this.selection = selection;
     this.engine = engine;
     this.clock = clock;
   }
@@ -74,7 +77,7 @@ final class QueryRoutes {
     }
     ex.respond(ex.body(), body -> {
       JobPatch patch = PatchParser.parse(ex.requestFormat(), body);
-      ex.respond(selectedIds(filters).compose(ids -> engine.call((eng, nowMs) ->
+      ex.respond(selection.ids(filters).compose(ids -> engine.call((eng, nowMs) ->
           eng.patchWhere(filters.filter(), ids, patch, nowMs))), patched -> ex.send(200, gen -> {
             gen.writeStartObject();
             gen.writeNumberField("patched", patched);
@@ -87,24 +90,12 @@ final class QueryRoutes {
     MultiMap query = ex.query(FilterParser.FILTER_PARAMS);
     ex.responseFormat();
     FilterParser.Query filters = FilterParser.parse(query);
-    ex.respond(selectedIds(filters).compose(ids -> engine.call((eng, nowMs) ->
+    ex.respond(selection.ids(filters).compose(ids -> engine.call((eng, nowMs) ->
         eng.deleteWhere(filters.filter(), ids, nowMs))), deleted -> ex.send(200, gen -> {
           gen.writeStartObject();
           gen.writeNumberField("deleted", deleted);
           gen.writeEndObject();
         }));
-  }
-
-  /**
-   * With a jq filter, the ids whose payloads match, found by a store scan on a worker thread (the
-   * engine then applies the other filters again, live); without one, null: the engine selects.
-   */
-  private Future<Set<JobId>> selectedIds(FilterParser.Query filters) {
-    if (filters.payloadFilter() == null) {
-      return Future.succeededFuture(null);
-    }
-    return vertx.executeBlocking(() -> queries.ids(filters.filter(), filters.payloadFilter(),
-        clock.millis()), false);
   }
 
   private void list(Exchange ex) {

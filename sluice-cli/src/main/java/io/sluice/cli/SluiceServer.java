@@ -2,9 +2,11 @@ package io.sluice.cli;
 
 import io.sluice.api.ApiConfig;
 import io.sluice.api.ApiServer;
+import io.sluice.api.wire.JqBatchExpressions;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.store.Mutation;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
@@ -36,14 +38,19 @@ public final class SluiceServer implements AutoCloseable {
     RocksJobStore store = new RocksJobStore(storeConfig);
     EngineLoop loop = null;
     try {
-      Engine engine = new Engine(engineConfig);
+      Engine engine = new Engine(engineConfig, new JqBatchExpressions());
       long recoveredAtMs = clock.millis();
       AtomicInteger recovered = new AtomicInteger();
       store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));
+      store.scanCronGroups((name, record) -> engine.crons().recover(name, record));
       store.scanJobs(job -> {
         engine.recover(job, recoveredAtMs);
         recovered.incrementAndGet();
       });
+      store.scanPointers(Mutation.Pointer.UNIQUE_CLAIM, engine::recoverClaim);
+      engine.recoverRequeuedClaims();
+      store.scanPointers(Mutation.Pointer.OPEN_BATCH,
+          (key, job) -> engine.recoverOpenBatch(key, job, store.readPayload(job)));
       LOG.info("recovered {} stored jobs", recovered.get());
       loop = new EngineLoop(engine, store, clock, commitModes);
       loop.start();

@@ -13,14 +13,18 @@ import java.util.function.Consumer;
 
 /**
  * The budget resource (BUDGETS.md §2, §8.1–§8.6): list, read, create, replace, patch and delete,
- * with the cap, shrink and reference guards. Runs on the engine thread like every command.
+ * with the cap, shrink and reference guards (cron templates checked before jobs). Runs on the
+ * engine thread like every command.
  */
 public final class BudgetAdmin {
   private final BudgetBook book;
+  /** Cron templates are standing references to budgets (BUDGETS.md §9). */
+  private final CronAdmin crons;
   private final Consumer<Mutation> writes;
 
-  BudgetAdmin(BudgetBook book, Consumer<Mutation> writes) {
+  BudgetAdmin(BudgetBook book, CronAdmin crons, Consumer<Mutation> writes) {
     this.book = book;
+    this.crons = crons;
     this.writes = writes;
   }
 
@@ -52,6 +56,7 @@ public final class BudgetAdmin {
       book.checkRoomFor(key, 0);
       return stored(book.create(key, policy, nowMs));
     }
+    crons.checkBudgetShrink(key, policy.capacity());
     book.checkShrink(budget, policy);
     book.replace(budget, policy, nowMs);
     return stored(budget);
@@ -74,6 +79,7 @@ public final class BudgetAdmin {
     }
     long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
     BudgetPolicy policy = BudgetPolicy.validate(new PolicySpec(allocation, type, durationMs, burst));
+    crons.checkBudgetShrink(key, policy.capacity());
     book.checkShrink(budget, policy);
     book.replace(budget, policy, nowMs);
     return stored(budget);
@@ -81,6 +87,7 @@ public final class BudgetAdmin {
 
   public void delete(String key) {
     Budget budget = existing(key);
+    crons.checkBudgetUnreferenced(key);
     book.checkUnreferenced(budget);
     book.remove(budget);
     writes.accept(new Mutation.DeleteBudget(key));

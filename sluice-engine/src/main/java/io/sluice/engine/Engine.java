@@ -16,7 +16,9 @@ import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobPatch;
+import io.sluice.engine.job.Enqueued;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
@@ -24,10 +26,14 @@ import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.schedule.DeadlineIndex;
 import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
+import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +57,13 @@ public final class Engine {
   private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
   private final Dispatcher dispatcher;
   private final BudgetBook budgets;
+  private final CronAdmin crons;
   private final NameCache names = new NameCache();
+  private final UniqueClaims claims =
+      new UniqueClaims(m -> this.turn.enqueueWrite(m), m -> this.turn.write(m));
+  private final OpenBatches openBatches =
+      new OpenBatches(m -> this.turn.enqueueWrite(m), m -> this.turn.write(m));
+  private final BatchExpressions batchExpressions;
   /** Jobs held per queue name, so that listing queues never scans jobs. */
   private final Map<String, Integer> queueSizes = new HashMap<>();
   private Turn turn = new Turn();
@@ -60,7 +72,12 @@ public final class Engine {
   private long nextSessionId = 1;
 
   public Engine(EngineConfig config) {
+    this(config, BatchExpressions.NONE);
+  }
+
+  public Engine(EngineConfig config, BatchExpressions batchExpressions) {
     this.config = config;
+    this.batchExpressions = batchExpressions;
     this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
     this.budgets = new BudgetBook(config.maxBudgets(), new BudgetBook.Candidates() {
       @Override
@@ -74,6 +91,22 @@ public final class Engine {
         ready.remove(job);
       }
     });
+    this.crons = new CronAdmin(new CronAdmin.Host() {
+      @Override
+      public void write(Mutation mutation) {
+        turn.write(mutation);
+      }
+
+      @Override
+      public void enqueue(NewJob job, long nowMs) {
+        Engine.this.enqueue(List.of(job), false, nowMs);
+      }
+
+      @Override
+      public void writeFired(Mutation mutation) {
+        turn.enqueueWrite(mutation);
+      }
+    }, budgets, ZoneId.systemDefault(), new JobIdGenerator());
   }
 
   /** Changes one queued job's bindings; answers the job without payload. */
@@ -86,7 +119,15 @@ public final class Engine {
   /** Changes the bindings of every queued job the filter selects. */
   public BulkRebindResult changeBindingsWhere(JobFilter filter, BindingChange change,
       long nowMs) {
-    return rebinder().changeAll(jobs.values(), filter, change, nowMs);
+    return changeBindingsWhere(filter, null, change, nowMs);
+  }
+
+  /** Like {@link #changeBindingsWhere(JobFilter, BindingChange, long)}, narrowed to {@code ids}. */
+  public BulkRebindResult changeBindingsWhere(JobFilter filter, Set<JobId> ids,
+      BindingChange change, long nowMs) {
+    Collection<Job> candidates = ids == null ? jobs.values()
+        : ids.stream().map(jobs::get).filter(Objects::nonNull).toList();
+    return rebinder().changeAll(candidates, filter, change, nowMs);
   }
 
   private JobRebinder rebinder() {
@@ -115,7 +156,12 @@ public final class Engine {
 
   /** Budget administration: the {@code /budgets} endpoints. */
   public BudgetAdmin budgetAdmin() {
-    return new BudgetAdmin(budgets, this::write);
+    return new BudgetAdmin(budgets, crons, this::write);
+  }
+
+  /** Cron administration and firing: the {@code /crons} endpoints. */
+  public CronAdmin crons() {
+    return crons;
   }
 
   BudgetBook budgets() {
@@ -156,6 +202,32 @@ public final class Engine {
     index(job, nowMs);
   }
 
+  /** Loads a stored open-batch pointer and that job's payload at start-up, after the jobs. */
+  public void recoverOpenBatch(String key, JobId jobId, byte[] payload) {
+    Job job = jobs.get(jobId);
+    openBatches.recover(key, payload == null ? null : job);
+    if (job != null && payload != null && openBatches.openFor(key) == job) {
+      pinPayload(job, payload);
+    }
+  }
+
+  /** Loads a stored unique-key claim at start-up; call after every job is recovered. */
+  public void recoverClaim(String key, JobId holder) {
+    claims.recover(key, jobs.get(holder));
+  }
+
+  /** Ends start-up: jobs that were in flight at a crash retake their free unique keys. */
+  public void recoverRequeuedClaims() {
+    List<Job> unique = new ArrayList<>();
+    for (Job job : jobs.values()) {
+      if (job.unique() != null) {
+        unique.add(job);
+      }
+    }
+    unique.sort(Comparator.comparing(Job::id));
+    claims.retakeFreeOnRecovery(unique);
+  }
+
   // ---- enqueue -------------------------------------------------------------------------------
 
   /** Stores new jobs; they become dispatchable once this turn is durable. */
@@ -163,11 +235,17 @@ public final class Engine {
     return enqueue(requests, false, nowMs);
   }
 
-  /**
-   * Stores new jobs, all or none: every job's budget bindings are resolved first (BUDGETS.md
-   * §4.2), and a failure names the job by index when {@code bulk}.
-   */
   public List<JobSnapshot> enqueue(List<NewJob> requests, boolean bulk, long nowMs) {
+    return enqueueAll(requests, bulk, nowMs).stream().map(Enqueued::job).toList();
+  }
+
+  /**
+   * Stores new jobs, all or none, in request order. Every job's budget bindings are resolved
+   * first, duplicates included (BUDGETS.md §4.2), and a failure names the job by index when
+   * {@code bulk}. A unique job whose key is held by a job its scope covers (one created earlier in
+   * the same request included) is answered by that job instead (API.md §4.5).
+   */
+  public List<Enqueued> enqueueAll(List<NewJob> requests, boolean bulk, long nowMs) {
     BindingPlan plan = budgets.newPlan();
     List<List<Binding>> bindings = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
@@ -177,17 +255,49 @@ public final class Engine {
         throw bulk ? new SluiceException.Unprocessable("jobs[" + i + "]: " + e.getMessage()) : e;
       }
     }
+    BatchPlan batching = BatchPlan.of(requests, openBatches, batchExpressions, bulk, nowMs);
     for (Budget created : plan.apply(nowMs)) {
       turn.enqueueWrite(new Mutation.PutBudget(created.view()));
     }
-    List<JobSnapshot> created = new ArrayList<>(requests.size());
+    Job[] createdHere = new Job[requests.size()];
+    List<Enqueued> answers = new ArrayList<>(requests.size());
     for (int i = 0; i < requests.size(); i++) {
-      created.add(enqueueOne(requests.get(i), bindings.get(i), nowMs));
+      NewJob request = requests.get(i);
+      BatchPlan.Target foldedInto = batching.foldTarget(i);
+      if (foldedInto != null) {
+        answers.add(new Enqueued(target(foldedInto, createdHere).snapshot(false), false, true));
+        continue;
+      }
+      // A job created earlier in this request already holds the claim, and is covered by every
+      // scope (it is scheduled or ready), so the claims alone decide.
+      Job holder = request.unique() == null ? null : claims.duplicated(request.unique(), nowMs);
+      if (holder != null) {
+        answers.add(new Enqueued(holder.snapshot(false), true, false));
+        continue;
+      }
+      Job job = enqueueOne(request, bindings.get(i), nowMs);
+      createdHere[i] = job;
+      if (batching.opens(i)) {
+        pinPayload(job, request.payload());
+        openBatches.open(job);
+      }
+      answers.add(new Enqueued(job.snapshot(false), false, false));
     }
-    return created;
+    batching.foldedPayloads().forEach((foldedInto, payload) -> {
+      Job job = target(foldedInto, createdHere);
+      pinPayload(job, payload);
+      turn.enqueueWrite(new Mutation.PutPayload(job.id(), payload));
+    });
+    return answers;
   }
 
-  private JobSnapshot enqueueOne(NewJob request, List<Binding> bindings, long nowMs) {
+  private static Job target(BatchPlan.Target target, Job[] createdHere) {
+    return target instanceof BatchPlan.OpenJob open
+        ? open.job()
+        : createdHere[((BatchPlan.CreatedHere) target).index()];
+  }
+
+  private Job enqueueOne(NewJob request, List<Binding> bindings, long nowMs) {
     long readyAtMs = request.readyAtMs() == null ? nowMs : request.readyAtMs();
     JobStatus status = readyAtMs > nowMs ? JobStatus.SCHEDULED : JobStatus.READY;
     Job job =
@@ -197,15 +307,19 @@ public final class Engine {
     job.backoff(request.backoff());
     job.retention(request.retention());
     job.budgets(bindings);
+    job.unique(request.unique());
+    job.batch(request.batch());
     job.pending(true);
     remember(job);
+    if (job.unique() != null) {
+      claims.take(job);
+    }
     budgets.track(job);
-    JobSnapshot snapshot = job.snapshot(false);
-    turn.enqueueWrite(JobWrites.put(job, snapshot));
+    turn.enqueueWrite(JobWrites.put(job));
     turn.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
     cachePayload(job, request.payload());
     turn.indexAfterCommit(job);
-    return snapshot;
+    return job;
   }
 
   /** Called once the turn that created these jobs is durable. */
@@ -243,6 +357,13 @@ public final class Engine {
       job.payload(payload);
       cachedPayloadBytes += payload.length;
     }
+  }
+
+  /** Keeps the payload in memory whatever the cache holds: an open batch folds from it. */
+  private void pinPayload(Job job, byte[] payload) {
+    byte[] previous = job.payload();
+    cachedPayloadBytes += payload.length - (previous == null ? 0 : previous.length);
+    job.payload(payload);
   }
 
   private byte[] takePayload(Job job) {
@@ -298,6 +419,7 @@ public final class Engine {
     for (Job job : dispatcher.close(session)) {
       budgets.release(job, nowMs);
       makeReady(job, nowMs);
+      claims.retakeIfFree(job);
       turn.write(JobWrites.put(job));
     }
   }
@@ -322,6 +444,8 @@ public final class Engine {
         (job, session) -> {
           job.status(JobStatus.IN_FLIGHT);
           job.dequeuedAtMs(nowMs);
+          claims.dispatched(job);
+          openBatches.dispatched(job);
           return job.snapshot(false).withPayload(takePayload(job));
         });
   }
@@ -388,6 +512,7 @@ public final class Engine {
     // this same turn's runDue, so the job is dispatchable at once.
     job.status(JobStatus.SCHEDULED);
     scheduled.add(job);
+    claims.retakeIfFree(job);
     JobSnapshot snapshot = job.snapshot(false);
     turn.write(JobWrites.put(job, snapshot));
     return snapshot;
@@ -397,6 +522,7 @@ public final class Engine {
     takePayload(job);
     budgets.untrack(job);
     job.status(terminal);
+    claims.finished(job);
     if (terminal == JobStatus.COMPLETED) {
       job.completedAtMs(nowMs);
     }
@@ -424,6 +550,8 @@ public final class Engine {
   /** Removes a job for good: from the live set and, with its payload and errors, from disk. */
   private void forget(Job job) {
     takePayload(job);
+    claims.forgotten(job);
+    openBatches.forgotten(job);
     jobs.remove(job.id());
     queueSizes.computeIfPresent(job.queue(), (queue, n) -> n == 1 ? null : n - 1);
     turn.write(JobWrites.delete(job));
@@ -547,8 +675,9 @@ public final class Engine {
     forget(job);
   }
 
-  /** Deletes every job, then every budget (API.md §10; cron groups come first once they exist). */
+  /** Deletes every cron group, then every job, then every budget (API.md §10). */
   public void reset(long nowMs) {
+    crons.deleteAll();
     for (Job job : List.copyOf(jobs.values())) {
       detach(job, nowMs);
       forget(job);
@@ -587,14 +716,16 @@ public final class Engine {
   /** The earliest instant at which {@link #runDue} has work, or {@link Long#MAX_VALUE}. */
   public long nextDeadlineMs() {
     long next = Math.min(scheduled.earliestMs(), budgets.nextWakeMs());
+    next = Math.min(next, crons.nextFireMs());
     if (retained.size() > 0) {
       next = Math.min(next, Math.max(nextReapAtMs, retained.earliestMs()));
     }
     return next;
   }
 
-  /** Promotes due scheduled jobs and reaps expired terminal jobs. */
+  /** Fires due cron entries, promotes due scheduled jobs and reaps expired terminal jobs. */
   public void runDue(long nowMs) {
+    crons.fireDue(nowMs);
     for (Job job : scheduled.pollDue(nowMs, config.schedulerBatchSize())) {
       makeReady(job, nowMs);
     }

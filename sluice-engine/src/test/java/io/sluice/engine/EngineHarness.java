@@ -42,6 +42,8 @@ public final class EngineHarness {
   private final ManualClock clock;
   private final Engine engine;
   private final JobIdGenerator ids;
+  /** The batch evaluator the engine was built with (kept across {@link #restart}), or null. */
+  private final BatchExpressions batchExpressions;
   private final List<Mutation> mutations = new ArrayList<>();
   private List<Mutation> lastTurn = List.of();
   /** What each stored record is indexed under, as a store would hold it. */
@@ -54,9 +56,18 @@ public final class EngineHarness {
   }
 
   private EngineHarness(EngineConfig config, ManualClock clock, JobIdGenerator ids) {
+    this(config, clock, ids, null);
+  }
+
+  /** {@code batchExpressions} null: an engine built without batch support. */
+  private EngineHarness(EngineConfig config, ManualClock clock, JobIdGenerator ids,
+      BatchExpressions batchExpressions) {
     this.clock = clock;
-    this.engine = new Engine(config);
+    this.engine = batchExpressions == null
+        ? new Engine(config)
+        : new Engine(config, batchExpressions);
     this.ids = ids;
+    this.batchExpressions = batchExpressions;
   }
 
   public static EngineHarness create() {
@@ -65,6 +76,11 @@ public final class EngineHarness {
 
   public static EngineHarness create(EngineConfig config) {
     return new EngineHarness(config, new ManualClock());
+  }
+
+  /** An engine that folds batched jobs with {@code batchExpressions} (API.md §4.6). */
+  public static EngineHarness create(EngineConfig config, BatchExpressions batchExpressions) {
+    return new EngineHarness(config, new ManualClock(), new JobIdGenerator(), batchExpressions);
   }
 
   public Engine engine() {
@@ -124,6 +140,31 @@ public final class EngineHarness {
     }
     try {
       return engine.enqueue(requests, true, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  /**
+   * Runs {@code action} on the engine as one turn at the clock's current time, for engine calls
+   * this harness has no helper for (e.g. {@code enqueueAll}, {@code delete}, {@code recoverClaim}).
+   */
+  public <T> T turn(java.util.function.BiFunction<Engine, Long, T> action) {
+    try {
+      return action.apply(engine, nowMs());
+    } finally {
+      endTurn();
+    }
+  }
+
+  /**
+   * {@link Engine#enqueueAll} as one turn: the requests (with their own ids) as a single enqueue
+   * ({@code bulk} false) or as {@code POST /jobs/bulk}; answers whether each was created, a
+   * duplicate or folded.
+   */
+  public List<io.sluice.engine.job.Enqueued> enqueueAll(List<NewJob> requests, boolean bulk) {
+    try {
+      return engine.enqueueAll(requests, bulk, nowMs());
     } finally {
       endTurn();
     }
@@ -224,7 +265,7 @@ public final class EngineHarness {
    * budget this engine holds (policies only, buckets full), then the given stored job records.
    */
   public EngineHarness restart(List<JobSnapshot> stored) {
-    EngineHarness fresh = new EngineHarness(engine.config(), clock, ids);
+    EngineHarness fresh = new EngineHarness(engine.config(), clock, ids, batchExpressions);
     for (BudgetView budget : budgets().list()) {
       fresh.engine.recoverBudget(budget, nowMs());
     }

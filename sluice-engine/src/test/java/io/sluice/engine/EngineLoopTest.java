@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -217,6 +218,12 @@ class EngineLoopTest {
     public long countJobs(IndexQuery query) {
       throw new UnsupportedOperationException();
     }
+
+    @Override
+    public void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink) {}
+
+    @Override
+    public void scanCronGroups(BiConsumer<String, byte[]> sink) {}
 
     @Override
     public JobSnapshot readJob(JobId id) {

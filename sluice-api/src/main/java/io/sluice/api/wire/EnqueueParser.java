@@ -12,9 +12,11 @@ import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.PolicySpec;
 import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -31,8 +33,8 @@ import java.util.function.Supplier;
 public final class EnqueueParser {
   private static final long U32_MAX = 0xFFFFFFFFL;
   private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
-  private static final Set<String> UNIQUE_SCOPES = Set.of("queued", "active", "exists");
   private static final JsonFactory PAYLOAD_JSON = new JsonFactory();
+  private static final JqBatchExpressions BATCH_EXPRESSIONS = new JqBatchExpressions();
 
   private final Format format;
   private final Fields fields;
@@ -93,7 +95,7 @@ public final class EnqueueParser {
     RetentionPolicy retention = null;
     String uniqueKey = null;
     String uniqueWhile = null;
-    boolean hasBatch = false;
+    BatchConfig batch = null;
     List<BindingRequest> budgets = List.of();
     while (parser.nextToken() == JsonToken.FIELD_NAME) {
       String name = parser.currentName();
@@ -116,10 +118,7 @@ public final class EnqueueParser {
         case "retention" -> retention = retention(parser.readValueAsTree());
         case "unique_key" -> uniqueKey = string(parser, name);
         case "unique_while" -> uniqueWhile = string(parser, name);
-        case "batch" -> {
-          hasBatch = true;
-          parser.skipChildren();
-        }
+        case "batch" -> batch = batch(parser.readValueAsTree());
         case "budgets" -> budgets = readBindings(parser);
         default -> parser.skipChildren();
       }
@@ -138,17 +137,20 @@ public final class EnqueueParser {
     if (uniqueWhile != null && uniqueKey == null) {
       throw new SluiceException.InvalidRequest("unique_while requires unique_key");
     }
-    if (uniqueKey != null && hasBatch) {
+    if (uniqueKey != null && batch != null) {
       throw new SluiceException.InvalidRequest("unique_key and batch cannot be combined");
     }
-    if (uniqueWhile != null && !UNIQUE_SCOPES.contains(uniqueWhile)) {
+    if (uniqueWhile != null && UniqueKey.Scope.fromWireName(uniqueWhile) == null) {
       throw new SluiceException.InvalidRequest("invalid unique_while: \"" + uniqueWhile
           + "\" (expected \"queued\", \"active\", or \"exists\")");
     }
-    rejectUnbuilt(uniqueKey != null, "unique jobs");
-    rejectUnbuilt(hasBatch, "batched jobs");
+    if (batch != null) {
+      BATCH_EXPRESSIONS.check(batch, payload);
+    }
+    UniqueKey unique = uniqueKey == null ? null : new UniqueKey(uniqueKey,
+        uniqueWhile == null ? UniqueKey.Scope.QUEUED : UniqueKey.Scope.fromWireName(uniqueWhile));
     return new NewJob(ids.get(), type, queue, priority == null ? NewJob.DEFAULT_PRIORITY : priority,
-        readyAtMs, retryLimit, backoff, retention, payload, budgets);
+        readyAtMs, retryLimit, backoff, retention, payload, budgets, unique, batch);
   }
 
   /** The {@code budgets} array, read token by token (the common case is one small binding). */
@@ -245,6 +247,13 @@ public final class EnqueueParser {
         : BigInteger.valueOf(parser.getLongValue());
   }
 
+  private BatchConfig batch(JsonNode node) {
+    Fields nested = fields.nested("batch");
+    nested.object(node, "batch");
+    return new BatchConfig(nested.string(node, "key"), nested.string(node, "when"),
+        nested.string(node, "fold"));
+  }
+
   private BackoffPolicy backoff(JsonNode node) {
     Fields nested = fields.nested("backoff");
     nested.object(node, "backoff");
@@ -267,16 +276,6 @@ public final class EnqueueParser {
     String violation = Names.violation(field, value);
     if (violation != null) {
       throw new SluiceException.InvalidRequest(violation);
-    }
-  }
-
-  /**
-   * Features whose engine support has not landed yet are refused rather than silently ignored, so
-   * a client never believes a guarantee that is not enforced.
-   */
-  private static void rejectUnbuilt(boolean requested, String feature) {
-    if (requested) {
-      throw new SluiceException.Unprocessable(feature + " are not supported by this server yet");
     }
   }
 }

@@ -78,6 +78,17 @@ public final class JobWriter {
     writeTime(gen, "failed_at", job.failedAtMs());
     writeTime(gen, "completed_at", job.completedAtMs());
     writeTime(gen, "purge_at", job.purgeAtMs());
+    if (job.unique() != null) {
+      gen.writeStringField("unique_key", job.unique().key());
+      gen.writeStringField("unique_while", job.unique().scope().wireName());
+    }
+    if (job.batch() != null) {
+      gen.writeObjectFieldStart("batch");
+      gen.writeStringField("key", job.batch().key());
+      gen.writeStringField("when", job.batch().when());
+      gen.writeStringField("fold", job.batch().fold());
+      gen.writeEndObject();
+    }
     BudgetWire.writeBindings(gen, job.budgets());
   }
 

@@ -517,6 +517,36 @@ class BudgetBindingRoutesHttpTest {
     }
 
     @Test
+    void jqAndRangeFiltersNarrowTheSelection() {
+      String key = uniqueName("bulk-jq");
+      String queue = uniqueName("bulk-jq");
+      budgets.define(key, whileInFlight(5));
+      ObjectNode red = job(queue, "work");
+      red.putObject("payload").put("colour", "red");
+      ObjectNode blue = job(queue, "work");
+      blue.putObject("payload").put("colour", "blue");
+      String redLow = id(server.enqueue(red.deepCopy().put("priority", 10)));
+      String redHigh = id(server.enqueue(red.deepCopy().put("priority", 900)));
+      String blueLow = id(server.enqueue(blue.deepCopy().put("priority", 10)));
+
+      Reply byJq = server.send("POST", "/jobs/budgets/" + encode(key) + "?queue=" + queue
+          + "&filter=" + encode(".colour == \"red\"") + "&priority=..100", null);
+
+      assertThat(byJq.status()).as("%s", byJq).isEqualTo(200);
+      assertThat(byJq.json()).isEqualTo(bulkResult(1));
+      assertThat(server.getJob(redLow).get("budgets")).isEqualTo(echoed(key, 1));
+      assertThat(server.getJob(redHigh).has("budgets")).isFalse();
+      assertThat(server.getJob(blueLow).has("budgets")).isFalse();
+
+      Reply unbind = server.send("DELETE", "/jobs/budgets?queue=" + queue
+          + "&filter=" + encode(".colour | startswith(\"re\")"), null);
+      assertThat(unbind.json()).isEqualTo(bulkResult(1));
+      assertThat(server.getJob(redLow).has("budgets")).isFalse();
+      assertErrorStartingWith(server.send("DELETE", "/jobs/budgets?filter=" + encode("(("),
+          null), 400, "invalid filter: ");
+    }
+
+    @Test
     void validationIsUpFrontAndRejectsTheWholeCall() {
       String missing = uniqueName("bulk-missing");
       String queue = uniqueName("bulk-missing");

@@ -26,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -798,8 +797,6 @@ class BudgetHttpTest {
     }
 
     @Test
-    @Disabled("needs unique jobs (API.md §4.5): the server answers 422 \"unique jobs are not "
-        + "supported by this server yet\"")
     void createWithIsResolvedEvenForADuplicateEnqueue() {
       String key = newKey("dup-create");
       String queue = uniqueName("dup-create");

@@ -40,6 +40,8 @@ public final class Job {
   private boolean offered;
   /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
   private long wakeAtMs = NONE;
+  private UniqueKey unique;
+  private BatchConfig batch;
   /** What the stored record is indexed under; null until the first write. */
   private IndexEntry indexed;
 
@@ -54,6 +56,22 @@ public final class Job {
 
   public JobId id() {
     return id;
+  }
+
+  public UniqueKey unique() {
+    return unique;
+  }
+
+  public void unique(UniqueKey unique) {
+    this.unique = unique;
+  }
+
+  public BatchConfig batch() {
+    return batch;
+  }
+
+  public void batch(BatchConfig batch) {
+    this.batch = batch;
   }
 
   public IndexEntry indexed() {
@@ -229,7 +247,7 @@ public final class Job {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
         dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, withPayload ? payload : null,
-        budgets);
+        budgets, unique, batch);
   }
 
   public static Job fromSnapshot(JobSnapshot s) {
@@ -243,6 +261,8 @@ public final class Job {
     job.completedAtMs = s.completedAtMs();
     job.purgeAtMs = s.purgeAtMs();
     job.budgets = s.budgets();
+    job.unique = s.unique();
+    job.batch = s.batch();
     return job;
   }
 }

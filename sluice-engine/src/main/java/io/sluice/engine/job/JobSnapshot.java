@@ -25,7 +25,18 @@ public record JobSnapshot(
     long completedAtMs,
     long purgeAtMs,
     byte[] payload,
-    List<Binding> budgets) {
+    List<Binding> budgets,
+    UniqueKey unique,
+    BatchConfig batch) {
+
+  /** A snapshot of a job that is neither unique nor batched. */
+  public JobSnapshot(JobId id, String type, String queue, int priority, JobStatus status,
+      long readyAtMs, int attempts, Integer retryLimit, BackoffPolicy backoff,
+      RetentionPolicy retention, long dequeuedAtMs, long failedAtMs, long completedAtMs,
+      long purgeAtMs, byte[] payload, List<Binding> budgets) {
+    this(id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets, null, null);
+  }
 
   /** A snapshot of a job without budget bindings. */
   public JobSnapshot(JobId id, String type, String queue, int priority, JobStatus status,
@@ -39,25 +50,27 @@ public record JobSnapshot(
   public JobSnapshot withStatus(JobStatus newStatus) {
     return new JobSnapshot(
         id, type, queue, priority, newStatus, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets, unique, batch);
   }
 
   /** The same record with the live status and dispatch time (for reads of stored records). */
   public JobSnapshot live(JobStatus liveStatus, long liveDequeuedAtMs) {
     return new JobSnapshot(
         id, type, queue, priority, liveStatus, readyAtMs, attempts, retryLimit, backoff,
-        retention, liveDequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
+        retention, liveDequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets,
+        unique, batch);
   }
 
   public JobSnapshot withNames(String newType, String newQueue) {
     return new JobSnapshot(
         id, newType, newQueue, priority, status, readyAtMs, attempts, retryLimit, backoff,
-        retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets);
+        retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets, unique,
+        batch);
   }
 
   public JobSnapshot withPayload(byte[] newPayload) {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, newPayload, budgets);
+        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, newPayload, budgets, unique, batch);
   }
 }

@@ -18,8 +18,18 @@ public record NewJob(
     BackoffPolicy backoff,
     RetentionPolicy retention,
     byte[] payload,
-    List<BindingRequest> budgets) {
+    List<BindingRequest> budgets,
+    UniqueKey unique,
+    BatchConfig batch) {
   public static final int DEFAULT_PRIORITY = 32768;
+
+  /** A request that is neither unique nor batched. */
+  public NewJob(JobId id, String type, String queue, int priority, Long readyAtMs,
+      Integer retryLimit, BackoffPolicy backoff, RetentionPolicy retention, byte[] payload,
+      List<BindingRequest> budgets) {
+    this(id, type, queue, priority, readyAtMs, retryLimit, backoff, retention, payload, budgets,
+        null, null);
+  }
 
   /** A request without budget bindings. */
   public NewJob(JobId id, String type, String queue, int priority, Long readyAtMs,

@@ -6,6 +6,7 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -18,6 +19,12 @@ public interface JobStore extends AutoCloseable {
 
   /** Feeds every stored budget policy to the sink. */
   void scanBudgets(Consumer<BudgetView> sink);
+
+  /** Feeds every stored pointer of {@code kind} (key, job) to the sink. */
+  void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink);
+
+  /** Feeds every stored cron group (name, record) to the sink, in name byte order. */
+  void scanCronGroups(BiConsumer<String, byte[]> sink);
 
   /** Feeds every stored job record (without payload) to the sink, in id order. */
   void scanJobs(Consumer<JobSnapshot> sink);

@@ -36,4 +36,20 @@ public sealed interface Mutation {
   record PutBudget(BudgetView budget) implements Mutation {}
 
   record DeleteBudget(String key) implements Mutation {}
+
+  /** Points {@code key} of {@code kind} at a job: a unique-key claim or an open batch. */
+  record PutPointer(Pointer kind, String key, JobId job) implements Mutation {}
+
+  record DeletePointer(Pointer kind, String key) implements Mutation {}
+
+  /** Writes (or overwrites) a cron group, encoded by the engine's cron code. */
+  record PutCronGroup(String name, byte[] record) implements Mutation {}
+
+  record DeleteCronGroup(String name) implements Mutation {}
+
+  /** The named pointers from a key to the job holding it. */
+  enum Pointer {
+    UNIQUE_CLAIM,
+    OPEN_BATCH
+  }
 }

@@ -1,6 +1,7 @@
 package io.sluice.store.rocks;
 
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.store.Mutation;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -12,7 +13,9 @@ import java.nio.charset.StandardCharsets;
  *       keys sort in creation order.
  *   <li>{@code errors}: job id (16 bytes) followed by the attempt number as an unsigned 32-bit
  *       integer (4 bytes), so one job's records are contiguous and sorted by attempt.
- *   <li>{@code budgets}: the budget key as UTF-8 bytes.
+ *   <li>{@code budgets}, {@code crons}: the budget key or cron group name as UTF-8 bytes.
+ *   <li>{@code pointers}: one byte for the pointer kind, then the key as UTF-8 bytes; the value
+ *       is the job key.
  * </ul>
  */
 final class Keys {
@@ -52,5 +55,21 @@ final class Keys {
     }
     ByteBuffer buffer = ByteBuffer.wrap(key);
     return buffer.getLong() == id.hi() && buffer.getLong() == id.lo();
+  }
+
+  static byte[] pointerPrefix(Mutation.Pointer kind) {
+    return new byte[] {(byte) (kind.ordinal() + 1)};
+  }
+
+  static byte[] pointer(Mutation.Pointer kind, String key) {
+    byte[] utf8 = key.getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = new byte[utf8.length + 1];
+    bytes[0] = (byte) (kind.ordinal() + 1);
+    System.arraycopy(utf8, 0, bytes, 1, utf8.length);
+    return bytes;
+  }
+
+  static String pointerKey(byte[] bytes) {
+    return new String(bytes, 1, bytes.length - 1, StandardCharsets.UTF_8);
   }
 }

@@ -5,11 +5,13 @@ import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;
 import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.job.UniqueKey;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,6 +29,9 @@ final class RecordCodec {
   private static final int HAS_BACKOFF = 2;
   private static final int HAS_COMPLETED_RETENTION = 4;
   private static final int HAS_DEAD_RETENTION = 8;
+  /** Unique key and batch config follow the bindings; older records never set these bits. */
+  private static final int HAS_UNIQUE = 16;
+  private static final int HAS_BATCH = 32;
 
   private RecordCodec() {}
 
@@ -35,7 +40,9 @@ final class RecordCodec {
     int flags = (job.retryLimit() != null ? HAS_RETRY_LIMIT : 0)
         | (job.backoff() != null ? HAS_BACKOFF : 0)
         | (retention != null && retention.completedMs() != null ? HAS_COMPLETED_RETENTION : 0)
-        | (retention != null && retention.deadMs() != null ? HAS_DEAD_RETENTION : 0);
+        | (retention != null && retention.deadMs() != null ? HAS_DEAD_RETENTION : 0)
+        | (job.unique() != null ? HAS_UNIQUE : 0)
+        | (job.batch() != null ? HAS_BATCH : 0);
     RecordWriter out = new RecordWriter()
         .writeByte(JOB_FORMAT)
         .writeString(job.type())
@@ -66,6 +73,14 @@ final class RecordCodec {
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
       out.writeString(binding.key()).writeLong(binding.cost());
+    }
+    if (job.unique() != null) {
+      out.writeString(job.unique().key()).writeByte(job.unique().scope().ordinal());
+    }
+    if (job.batch() != null) {
+      out.writeString(job.batch().key())
+          .writeString(job.batch().when())
+          .writeString(job.batch().fold());
     }
     return out.toByteArray();
   }
@@ -101,9 +116,15 @@ final class RecordCodec {
         budgets.add(new Binding(in.readString(), in.readLong()));
       }
     }
+    UniqueKey unique = (flags & HAS_UNIQUE) != 0
+        ? new UniqueKey(in.readString(), UniqueKey.Scope.values()[in.readByte()])
+        : null;
+    BatchConfig batch = (flags & HAS_BATCH) != 0
+        ? new BatchConfig(in.readString(), in.readString(), in.readString())
+        : null;
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
         backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
-        List.copyOf(budgets));
+        List.copyOf(budgets), unique, batch);
   }
 
   static byte[] encodeBudget(BudgetView budget) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
@@ -59,6 +60,8 @@ public final class RocksJobStore implements JobStore {
   private final ColumnFamilyHandle errors;
   private final ColumnFamilyHandle budgets;
   private final ColumnFamilyHandle index;
+  private final ColumnFamilyHandle pointers;
+  private final ColumnFamilyHandle crons;
 
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
@@ -79,7 +82,9 @@ public final class RocksJobStore implements JobStore {
         new ColumnFamilyDescriptor(bytes("payloads"), familyOptions),
         new ColumnFamilyDescriptor(bytes("errors"), familyOptions),
         new ColumnFamilyDescriptor(bytes("budgets"), familyOptions),
-        new ColumnFamilyDescriptor(bytes("index"), familyOptions));
+        new ColumnFamilyDescriptor(bytes("index"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("pointers"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("crons"), familyOptions));
     try {
       Files.createDirectories(config.dataDir());
       db = RocksDB.open(dbOptions, config.dataDir().toString(), descriptors, handles);
@@ -92,6 +97,8 @@ public final class RocksJobStore implements JobStore {
     errors = handles.get(3);
     budgets = handles.get(4);
     index = handles.get(5);
+    pointers = handles.get(6);
+    crons = handles.get(7);
     try {
       new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
     } catch (RuntimeException e) {
@@ -138,6 +145,14 @@ public final class RocksJobStore implements JobStore {
       writes.put(budgets, Keys.budget(put.budget().key()), RecordCodec.encodeBudget(put.budget()));
     } else if (mutation instanceof Mutation.DeleteBudget delete) {
       writes.delete(budgets, Keys.budget(delete.key()));
+    } else if (mutation instanceof Mutation.PutPointer put) {
+      writes.put(pointers, Keys.pointer(put.kind(), put.key()), Keys.job(put.job()));
+    } else if (mutation instanceof Mutation.DeletePointer delete) {
+      writes.delete(pointers, Keys.pointer(delete.kind(), delete.key()));
+    } else if (mutation instanceof Mutation.PutCronGroup put) {
+      writes.put(crons, Keys.budget(put.name()), put.record());
+    } else if (mutation instanceof Mutation.DeleteCronGroup delete) {
+      writes.delete(crons, Keys.budget(delete.name()));
     }
   }
 
@@ -151,6 +166,32 @@ public final class RocksJobStore implements JobStore {
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of budgets", e);
+    }
+  }
+
+  @Override
+  public void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink) {
+    byte[] prefix = Keys.pointerPrefix(kind);
+    try (RocksIterator it = db.newIterator(pointers)) {
+      for (it.seek(prefix); it.isValid() && it.key().length >= 1 && it.key()[0] == prefix[0];
+          it.next()) {
+        sink.accept(Keys.pointerKey(it.key()), Keys.jobId(it.value()));
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of " + kind + " pointers", e);
+    }
+  }
+
+  @Override
+  public void scanCronGroups(BiConsumer<String, byte[]> sink) {
+    try (RocksIterator it = db.newIterator(crons)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        sink.accept(Keys.budgetKey(it.key()), it.value());
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of cron groups", e);
     }
   }
 
