@@ -1,0 +1,52 @@
+package io.sluice.client;
+
+import static io.sluice.client.UrlParts.segment;
+
+import io.sluice.client.model.Budget;
+import io.sluice.client.model.BudgetPatch;
+import io.sluice.client.model.BudgetPolicy;
+import java.util.List;
+
+/** Budget policies (BUDGETS.md §8.1–8.6). */
+public final class BudgetsApi {
+  private final HttpTransport transport;
+
+  BudgetsApi(HttpTransport transport) {
+    this.transport = transport;
+  }
+
+  /** All budgets, sorted by key. */
+  public List<Budget> list() {
+    return transport.call("GET", "/budgets", null, WireBodies.Budgets.class).budgets();
+  }
+
+  public Budget get(String key) {
+    return transport.call("GET", path(key), null, Budget.class);
+  }
+
+  /**
+   * {@code POST}: creates, never overwrites; {@link ConflictException} if the key exists, so
+   * every instance can declare its budgets at boot without clobbering an operator's changes.
+   */
+  public Budget create(String key, BudgetPolicy policy) {
+    return transport.call("POST", path(key), policy, Budget.class);
+  }
+
+  /** {@code PUT}: creates or replaces the whole policy. */
+  public Budget put(String key, BudgetPolicy policy) {
+    return transport.call("PUT", path(key), policy, Budget.class);
+  }
+
+  public Budget patch(String key, BudgetPatch patch) {
+    return transport.call("PATCH", path(key), patch, Budget.class);
+  }
+
+  /** {@link ConflictException} while unfinished jobs or cron entries still use the budget. */
+  public void delete(String key) {
+    transport.call("DELETE", path(key), null);
+  }
+
+  private static String path(String key) {
+    return "/budgets/" + segment(key);
+  }
+}

@@ -1,0 +1,72 @@
+package io.sluice.client;
+
+import io.sluice.client.model.FailureReport;
+import io.sluice.client.model.Job;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Runs one job's handler and reports the outcome: a batched ack, or a failure report. */
+final class JobRunner {
+  private static final Logger LOG = LoggerFactory.getLogger(JobRunner.class);
+
+  private final HandlerRegistry handlers;
+  private final AckBatcher acks;
+  private final JobsApi jobs;
+  private final BooleanSupplier abandoned;
+
+  /**
+   * @param abandoned true once shutdown gave up waiting for handlers: their jobs are left for the
+   *     server to requeue, so an interrupted handler's exception is not reported as a failure
+   */
+  JobRunner(HandlerRegistry handlers, AckBatcher acks, JobsApi jobs, BooleanSupplier abandoned) {
+    this.handlers = handlers;
+    this.acks = acks;
+    this.jobs = jobs;
+    this.abandoned = abandoned;
+  }
+
+  /** Never throws; {@code settled} runs once the outcome has reached the server (or was lost). */
+  void run(Job job, Runnable settled) {
+    try {
+      handlers.handle(job);
+    } catch (Throwable error) {
+      try {
+        if (!abandoned.getAsBoolean()) {
+          reportFailure(job, error);
+        }
+      } finally {
+        settled.run();
+      }
+      if (error instanceof VirtualMachineError fatal) {
+        throw fatal;
+      }
+      return;
+    }
+    acks.add(job.id(), settled);
+  }
+
+  private void reportFailure(Job job, Throwable error) {
+    try {
+      jobs.fail(job.id(), report(error));
+    } catch (SluiceException e) {
+      // Not fatal: a job whose stream dropped was requeued anyway and will run again.
+      LOG.warn("could not report failure of job {} ({}): {}", job.id(), job.type(),
+          e.getMessage());
+    }
+  }
+
+  static FailureReport report(Throwable error) {
+    if (error instanceof KillJobException || error instanceof RetryJobException) {
+      // The handler's message explains the decision; the cause, if any, is what went wrong.
+      Throwable cause = error.getCause() != null ? error.getCause() : error;
+      FailureReport detail = FailureReport.of(cause);
+      FailureReport report = new FailureReport(String.valueOf(error.getMessage()),
+          detail.errorType(), detail.backtrace(), null, null);
+      return error instanceof RetryJobException retry
+          ? report.retryingAt(retry.retryAt())
+          : report.killed();
+    }
+    return FailureReport.of(error);
+  }
+}

@@ -1,0 +1,165 @@
+package io.sluice.client;
+
+import static io.sluice.client.UrlParts.query;
+import static io.sluice.client.UrlParts.segment;
+
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.type.TypeFactory;
+import io.sluice.client.model.EnqueueRequest;
+import io.sluice.client.model.ErrorQuery;
+import io.sluice.client.model.ErrorRecord;
+import io.sluice.client.model.FailureReport;
+import io.sluice.client.model.Job;
+import io.sluice.client.model.JobPatch;
+import io.sluice.client.model.JobQuery;
+import io.sluice.client.model.Page;
+import java.io.InputStream;
+import java.net.http.HttpResponse;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/** The job endpoints: enqueue, read, query, change and delete jobs, and the worker protocol. */
+public final class JobsApi {
+  private final HttpTransport transport;
+
+  JobsApi(HttpTransport transport) {
+    this.transport = transport;
+  }
+
+  /** {@code POST /jobs}. A unique-key duplicate or a batch fold returns the existing job. */
+  public Job enqueue(EnqueueRequest request) {
+    return transport.call("POST", "/jobs", request, Job.class);
+  }
+
+  /** {@code POST /jobs/bulk}: all or nothing; results in request order. */
+  public List<Job> enqueueAll(List<EnqueueRequest> requests) {
+    return transport.call("POST", "/jobs/bulk", new WireBodies.BulkEnqueue(requests),
+        WireBodies.JobList.class).jobs();
+  }
+
+  public Job get(String id) {
+    return transport.call("GET", "/jobs/" + segment(id), null, Job.class);
+  }
+
+  /** One page of {@code GET /jobs}. */
+  public Page<Job> list(JobQuery query) {
+    return page(jobsPath("/jobs", query.listParameters()));
+  }
+
+  /** The page behind a {@code next}/{@code prev} link of an earlier page. */
+  public Page<Job> page(String link) {
+    return transport.call("GET", link, null, WireBodies.JobPage.class).toPage();
+  }
+
+  /** Every matching job, fetching page after page as the iteration advances. */
+  public Iterable<Job> all(JobQuery query) {
+    return () -> new PageIterator<>(list(query), this::page);
+  }
+
+  public Stream<Job> stream(JobQuery query) {
+    return StreamSupport.stream(all(query).spliterator(), false);
+  }
+
+  public long count(JobQuery query) {
+    return transport.call("GET", jobsPath("/jobs/count", query.filterParameters()), null,
+        WireBodies.Count.class).count();
+  }
+
+  /** {@code PATCH /jobs/{id}}; returns the job without payload. */
+  public Job patch(String id, JobPatch patch) {
+    return transport.call("PATCH", "/jobs/" + segment(id), patch, Job.class);
+  }
+
+  /** {@code PATCH /jobs}: patches every matching non-terminal job; returns how many. */
+  public long patchAll(JobQuery query, JobPatch patch) {
+    return transport.call("PATCH", jobsPath("/jobs", query.filterParameters()), patch,
+        WireBodies.Patched.class).patched();
+  }
+
+  public void delete(String id) {
+    transport.call("DELETE", "/jobs/" + segment(id), null);
+  }
+
+  /** {@code DELETE /jobs}. With {@link JobQuery#all()} this deletes every job. */
+  public long deleteAll(JobQuery query) {
+    return transport.call("DELETE", jobsPath("/jobs", query.filterParameters()), null,
+        WireBodies.Deleted.class).deleted();
+  }
+
+  public Page<ErrorRecord> errors(String id, ErrorQuery query) {
+    return errorPage("/jobs/" + segment(id) + "/errors" + query(query.parameters()));
+  }
+
+  public Page<ErrorRecord> errorPage(String link) {
+    return transport.call("GET", link, null, WireBodies.ErrorPage.class).toPage();
+  }
+
+  /** All of a job's error records, oldest attempt first. */
+  public Stream<ErrorRecord> streamErrors(String id) {
+    Iterable<ErrorRecord> all =
+        () -> new PageIterator<>(errors(id, ErrorQuery.all()), this::errorPage);
+    return StreamSupport.stream(all.spliterator(), false);
+  }
+
+  public ErrorRecord error(String id, int attempt) {
+    return transport.call("GET", "/jobs/" + segment(id) + "/errors/" + attempt, null,
+        ErrorRecord.class);
+  }
+
+  /**
+   * Opens {@code GET /jobs/take} on {@code queues} (empty: all queues) holding at most
+   * {@code prefetch} unfinished jobs (0: unlimited). {@code workerId} may be null.
+   */
+  public TakeStream take(Collection<String> queues, int prefetch, String workerId) {
+    Map<String, String> params = new LinkedHashMap<>();
+    if (!queues.isEmpty()) {
+      params.put("queue", String.join(",", queues));
+    }
+    params.put("prefetch", Integer.toString(prefetch));
+    WireFormat format = transport.format();
+    HttpResponse<InputStream> response = transport.openStream(
+        "/jobs/take" + query(params), format.streamMediaType(), workerId);
+    boolean msgpack = response.headers().firstValue("Content-Type")
+        .map(type -> type.contains("msgpack")).orElse(false);
+    return new TakeStream(response.body(), msgpack,
+        transport.codec().mapper(msgpack ? WireFormat.MSGPACK : WireFormat.JSON));
+  }
+
+  /** {@code POST /jobs/{id}/success}. */
+  public void ack(String id) {
+    transport.call("POST", "/jobs/" + segment(id) + "/success", null);
+  }
+
+  /**
+   * {@code POST /jobs/success}: completes every listed job still in flight and returns the ids
+   * that were not (already finished, requeued or deleted).
+   */
+  public List<String> ackAll(Collection<String> ids) {
+    String path = "/jobs/success";
+    HttpTransport.Reply reply = transport.exchange("POST", path, new WireBodies.Ids(ids));
+    if (reply.status() == 422) {
+      JavaType type = TypeFactory.defaultInstance().constructType(WireBodies.NotFound.class);
+      WireBodies.NotFound notFound = transport.decode("POST", path, reply, type);
+      if (notFound.notFound() != null) {
+        return notFound.notFound();
+      }
+    }
+    if (!reply.ok()) {
+      throw transport.failure("POST", path, reply);
+    }
+    return List.of();
+  }
+
+  /** {@code POST /jobs/{id}/failure}; returns the job as rescheduled or dead. */
+  public Job fail(String id, FailureReport report) {
+    return transport.call("POST", "/jobs/" + segment(id) + "/failure", report, Job.class);
+  }
+
+  private static String jobsPath(String path, Map<String, String> params) {
+    return path + query(params);
+  }
+}

@@ -1,0 +1,158 @@
+package io.sluice.client;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A client for one Sluice server. Thread-safe; share one instance. The endpoints are grouped by
+ * resource: {@link #jobs()}, {@link #bindings()}, {@link #budgets()} and {@link #crons()}.
+ *
+ * <pre>{@code
+ * SluiceClient client = SluiceClient.builder("http://127.0.0.1:7890").build();
+ * client.jobs().enqueue(EnqueueRequest.builder("emails", "send_email", email).build());
+ * }</pre>
+ *
+ * <p>Failed requests throw a {@link SluiceException}: {@link NotFoundException},
+ * {@link ConflictException}, {@link ValidationException}, {@link ServerException}, or
+ * {@link ConnectionException} when no response arrived.
+ */
+public final class SluiceClient {
+  /** The API level this client is written against (API.md §8.1). */
+  public static final String API_VERSION = "0.7.0";
+
+  private final HttpTransport transport;
+  private final JobsApi jobs;
+  private final BindingsApi bindings;
+  private final BudgetsApi budgets;
+  private final CronApi crons;
+
+  private SluiceClient(HttpTransport transport) {
+    this.transport = transport;
+    this.jobs = new JobsApi(transport);
+    this.bindings = new BindingsApi(transport);
+    this.budgets = new BudgetsApi(transport);
+    this.crons = new CronApi(transport);
+  }
+
+  /** {@code baseUrl} is the server's root, e.g. {@code http://127.0.0.1:7890}. */
+  public static Builder builder(String baseUrl) {
+    return new Builder(baseUrl);
+  }
+
+  public JobsApi jobs() {
+    return jobs;
+  }
+
+  public BindingsApi bindings() {
+    return bindings;
+  }
+
+  public BudgetsApi budgets() {
+    return budgets;
+  }
+
+  public CronApi crons() {
+    return crons;
+  }
+
+  /** {@code "ok"} once the server is serving. */
+  public String health() {
+    return transport.call("GET", "/health", null, WireBodies.Health.class).status();
+  }
+
+  /** The server's API level, {@code MAJOR.MINOR.PATCH}. */
+  public String version() {
+    return transport.call("GET", "/version", null, WireBodies.Version.class).version();
+  }
+
+  /**
+   * Whether the server speaks an API this client understands: same major version, minor at
+   * least this client's.
+   */
+  public boolean isCompatible() {
+    int[] server = parseVersion(version());
+    int[] ours = parseVersion(API_VERSION);
+    return server[0] == ours[0] && server[1] >= ours[1];
+  }
+
+  /** Names of the queues that hold jobs, sorted. */
+  public List<String> queues() {
+    return transport.call("GET", "/queues", null, WireBodies.Queues.class).queues();
+  }
+
+  /** Deletes every cron group, job and budget. For tests and development. */
+  public void reset() {
+    transport.call("POST", "/reset", null);
+  }
+
+  /** The mapper that turns payload trees into handler types; register payload modules here. */
+  public ObjectMapper payloadMapper() {
+    return transport.codec().json();
+  }
+
+  WireCodec codec() {
+    return transport.codec();
+  }
+
+  private static int[] parseVersion(String version) {
+    String[] parts = version.split("\\.");
+    return new int[] {Integer.parseInt(parts[0]), parts.length > 1 ? Integer.parseInt(parts[1]) : 0};
+  }
+
+  /** Connection settings; every one has a default. */
+  public static final class Builder {
+    private final String baseUrl;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration requestTimeout = Duration.ofSeconds(30);
+    private WireFormat format = WireFormat.JSON;
+    private HttpClient.Version httpVersion = HttpClient.Version.HTTP_1_1;
+
+    private Builder(String baseUrl) {
+      URI parsed = URI.create(Objects.requireNonNull(baseUrl, "baseUrl"));
+      if (parsed.getScheme() == null || parsed.getHost() == null) {
+        throw new IllegalArgumentException("base URL needs a scheme and host: " + baseUrl);
+      }
+      this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    }
+
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = timeout;
+      return this;
+    }
+
+    /** Bounds every request; for a take stream, only the wait for its response headers. */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = timeout;
+      return this;
+    }
+
+    /** JSON (default) or MessagePack, for request and response bodies and take streams. */
+    public Builder format(WireFormat format) {
+      this.format = format;
+      return this;
+    }
+
+    /**
+     * HTTP/1.1 by default. {@code HTTP_2} negotiates h2 over TLS (ALPN); over plain
+     * {@code http://} the JDK client can only try the optional {@code Upgrade: h2c}, and stays on
+     * HTTP/1.1 when the server declines.
+     */
+    public Builder httpVersion(HttpClient.Version version) {
+      this.httpVersion = version;
+      return this;
+    }
+
+    public SluiceClient build() {
+      HttpClient http = HttpClient.newBuilder()
+          .version(httpVersion)
+          .connectTimeout(connectTimeout)
+          .build();
+      return new SluiceClient(
+          new HttpTransport(http, baseUrl, format, requestTimeout, new WireCodec()));
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package io.sluice.client;
+
+import io.sluice.client.model.Job;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one take stream open, reconnecting with backoff whenever it drops, and hands each job
+ * on once a prefetch permit is free. The permits keep the jobs a worker holds (running, queued
+ * for a thread, or awaiting their ack) at most the prefetch, also across reconnections, when
+ * jobs of the old stream may still be running.
+ */
+final class TakeLoop implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(TakeLoop.class);
+
+  private final JobsApi jobs;
+  private final List<String> queues;
+  private final int prefetch;
+  private final String workerId;
+  private final Semaphore permits;
+  private final Consumer<Job> dispatch;
+  private final ReconnectDelay delay;
+  private final BooleanSupplier stopping;
+  private volatile TakeStream current;
+  private volatile boolean closed;
+
+  TakeLoop(JobsApi jobs, List<String> queues, int prefetch, String workerId, Semaphore permits,
+      Consumer<Job> dispatch, ReconnectDelay delay, BooleanSupplier stopping) {
+    this.jobs = jobs;
+    this.queues = queues;
+    this.prefetch = prefetch;
+    this.workerId = workerId;
+    this.permits = permits;
+    this.dispatch = dispatch;
+    this.delay = delay;
+    this.stopping = stopping;
+  }
+
+  @Override
+  public void run() {
+    while (!closed) {
+      try {
+        current = jobs.take(queues, prefetch, workerId);
+        if (closed) {
+          current.close(); // close() ran while the stream was opening
+          return;
+        }
+        delay.reset();
+        LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
+        drain(current);
+        if (!closed) {
+          LOG.info("take stream ended by the server; reconnecting");
+        }
+      } catch (SluiceException e) {
+        if (!closed) {
+          LOG.warn("take stream failed: {}", e.getMessage());
+        }
+      } catch (InterruptedException e) {
+        // Interrupted by close() while waiting for a permit.
+      } finally {
+        TakeStream stream = current;
+        current = null;
+        if (stream != null) {
+          stream.close();
+        }
+        Thread.interrupted(); // an interrupt that aborted a read must not abort the wait below
+      }
+      if (!closed && !pause(delay.nextMs())) {
+        return;
+      }
+    }
+  }
+
+  private void drain(TakeStream stream) throws InterruptedException {
+    Job job;
+    while ((job = stream.next()) != null) {
+      if (stopping.getAsBoolean()) {
+        continue; // left unstarted: the server requeues it when the stream closes
+      }
+      permits.acquire();
+      dispatch.accept(job);
+    }
+  }
+
+  /** Sleeps before reconnecting; false when close() interrupted the wait. */
+  private boolean pause(long millis) {
+    try {
+      Thread.sleep(millis);
+      return !closed;
+    } catch (InterruptedException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Closes the stream when nothing arrived, not even a heartbeat, for {@code idleNanos} while
+   * the loop was waiting for it: the connection is dead without the socket knowing.
+   */
+  void closeIfIdle(long idleNanos) {
+    TakeStream stream = current;
+    if (stream != null && stream.idleNanos() > idleNanos) {
+      LOG.warn("take stream silent for {} ms; reconnecting", idleNanos / 1_000_000);
+      stream.close();
+    }
+  }
+
+  /** Stops reconnecting and closes the open stream, so the server requeues what it holds. */
+  void close(Thread loopThread) {
+    closed = true;
+    TakeStream stream = current;
+    if (stream != null) {
+      stream.close();
+    }
+    loopThread.interrupt();
+  }
+}

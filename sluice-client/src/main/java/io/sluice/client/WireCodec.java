@@ -1,0 +1,54 @@
+package io.sluice.client;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.msgpack.jackson.dataformat.MessagePackFactory;
+
+/** Object mappers for both body formats, configured alike. */
+final class WireCodec {
+  private final ObjectMapper json;
+  private final ObjectMapper msgpack;
+
+  WireCodec() {
+    this.json = configure(new ObjectMapper(new JsonFactory()));
+    this.msgpack = configure(new ObjectMapper(new MessagePackFactory()));
+  }
+
+  private static ObjectMapper configure(ObjectMapper mapper) {
+    // Newer servers may add fields; an old client must keep working.
+    mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    mapper.registerModule(new EpochMillisModule());
+    return mapper;
+  }
+
+  ObjectMapper json() {
+    return json;
+  }
+
+  ObjectMapper mapper(WireFormat format) {
+    return format == WireFormat.MSGPACK ? msgpack : json;
+  }
+
+  /** The mapper for a response, by its Content-Type (JSON when absent or unknown). */
+  ObjectMapper forContentType(String contentType) {
+    return contentType != null && contentType.contains("msgpack") ? msgpack : json;
+  }
+
+  byte[] encode(WireFormat format, Object body) {
+    try {
+      return mapper(format).writeValueAsBytes(body);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot encode request body", e);
+    }
+  }
+
+  /** Converts a payload tree into the handler's type. */
+  <T> T convert(JsonNode payload, JavaType type) throws IOException {
+    return json.readerFor(type).readValue(json.treeAsTokens(payload));
+  }
+}

@@ -1,0 +1,282 @@
+package io.sluice.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.client.model.Job;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Takes jobs from a server and runs them through handlers chosen by job type.
+ *
+ * <pre>{@code
+ * Worker worker = Worker.builder(client).queues("emails").concurrency(8).build();
+ * worker.handle("send_email", Email.class, (email, job) -> mailer.send(email));
+ * worker.start();
+ * ...
+ * worker.close(); // stop taking, finish running jobs, flush acks
+ * }</pre>
+ *
+ * <p>Successes are acknowledged in batches; failures are reported at once with the exception's
+ * type, message and stack trace. A dropped stream is reopened with exponential backoff. Delivery
+ * is at least once: a job whose stream dropped before its ack arrived runs again.
+ */
+public final class Worker implements AutoCloseable {
+  private static final AtomicInteger WORKERS = new AtomicInteger();
+
+  private final SluiceClient client;
+  private final Settings settings;
+  private final HandlerRegistry handlers;
+  private final Semaphore permits;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final AtomicBoolean abandoned = new AtomicBoolean();
+  private final String name = "sluice-worker-" + WORKERS.incrementAndGet();
+  private ExecutorService threads;
+  private AckBatcher acks;
+  private JobRunner runner;
+  private TakeLoop takeLoop;
+  private Thread takeThread;
+  private ScheduledExecutorService watchdog;
+
+  private Worker(SluiceClient client, Settings settings) {
+    this.client = client;
+    this.settings = settings;
+    this.handlers = new HandlerRegistry(client.codec());
+    this.permits = new Semaphore(settings.prefetch);
+  }
+
+  public static Builder builder(SluiceClient client) {
+    return new Builder(client);
+  }
+
+  /** Routes jobs of {@code type} to {@code handler}, their payload mapped to {@code payloadType}. */
+  public <T> Worker handle(String type, Class<T> payloadType, JobHandler<T> handler) {
+    handlers.register(type, payloadType, handler);
+    return this;
+  }
+
+  /**
+   * Handles jobs of types without a handler. By default they fail with a message naming the
+   * type, and are retried by the server like any failure.
+   */
+  public Worker fallback(JobHandler<JsonNode> handler) {
+    handlers.fallback(handler);
+    return this;
+  }
+
+  public synchronized void start() {
+    if (!started.compareAndSet(false, true)) {
+      throw new IllegalStateException("worker already started");
+    }
+    threads = HandlerThreads.pool(settings.concurrency, name + "-handler-");
+    acks = new AckBatcher(client.jobs(), settings.effectiveAckBatchSize(), settings.ackInterval,
+        name + "-acks");
+    runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get);
+    takeLoop = new TakeLoop(client.jobs(), settings.queues, settings.prefetch, settings.workerId,
+        permits, this::dispatch, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
+        stopping::get);
+    acks.start();
+    // Not a daemon: a worker keeps its JVM alive until it is shut down.
+    takeThread = new Thread(takeLoop, name + "-take");
+    takeThread.start();
+    watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
+      Thread thread = new Thread(task, name + "-watchdog");
+      thread.setDaemon(true);
+      return thread;
+    });
+    long idleNanos = settings.idleTimeout.toNanos();
+    long checkMs = Math.max(10, settings.idleTimeout.toMillis() / 4);
+    watchdog.scheduleWithFixedDelay(() -> takeLoop.closeIfIdle(idleNanos), checkMs, checkMs,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Jobs received and not yet settled (running, waiting for a thread or for their ack). */
+  public int heldJobs() {
+    return settings.prefetch - permits.availablePermits();
+  }
+
+  private void dispatch(Job job) {
+    try {
+      threads.execute(() -> {
+        if (stopping.get()) {
+          permits.release(); // not started: the server requeues it when the stream closes
+          return;
+        }
+        runner.run(job, permits::release);
+      });
+    } catch (RejectedExecutionException e) {
+      permits.release();
+    }
+  }
+
+  /**
+   * Stops taking jobs, waits up to {@code timeout} for running handlers, flushes the pending
+   * acks (allowing them at least {@link Builder#ackFlushGrace}) and closes the stream. Jobs
+   * received but not started, and handlers still running at the deadline (they are interrupted,
+   * their outcome discarded), are requeued by the server when the stream closes: none is lost.
+   *
+   * @return true if every started handler finished in time
+   */
+  public synchronized boolean shutdown(Duration timeout) {
+    if (!started.get() || !stopping.compareAndSet(false, true)) {
+      return true;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean finished = false;
+    try {
+      threads.shutdown();
+      finished = threads.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      if (!finished) {
+        abandoned.set(true);
+        threads.shutdownNow();
+      }
+      acks.close(Math.max(deadline, System.nanoTime() + settings.ackFlushGrace.toNanos()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      watchdog.shutdownNow();
+      takeLoop.close(takeThread);
+      joinQuietly(takeThread);
+    }
+    return finished;
+  }
+
+  /** {@link #shutdown} with the builder's shutdown timeout. */
+  @Override
+  public void close() {
+    shutdown(settings.shutdownTimeout);
+  }
+
+  private static void joinQuietly(Thread thread) {
+    try {
+      thread.join(TimeUnit.SECONDS.toMillis(5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private record Settings(
+      List<String> queues, int concurrency, int prefetch, int ackBatchSize,
+      Duration ackInterval, Duration ackFlushGrace, Duration reconnectMin,
+      Duration reconnectMax, Duration idleTimeout, Duration shutdownTimeout, String workerId) {
+
+    /**
+     * A batch small enough that all concurrent sends together cover the prefetch: acks waiting
+     * in a batch still occupy prefetch slots, and a worker whose slots all await their ack
+     * would sit idle.
+     */
+    int effectiveAckBatchSize() {
+      return Math.max(1, Math.min(ackBatchSize, prefetch / AckBatcher.CONCURRENT_SENDS));
+    }
+  }
+
+  /** Worker settings; every one has a default. */
+  public static final class Builder {
+    private final SluiceClient client;
+    private List<String> queues = List.of();
+    private int concurrency = 8;
+    private Integer prefetch;
+    private int ackBatchSize = 100;
+    private Duration ackInterval = Duration.ofMillis(5);
+    private Duration ackFlushGrace = Duration.ofSeconds(2);
+    private Duration reconnectMin = Duration.ofMillis(100);
+    private Duration reconnectMax = Duration.ofSeconds(5);
+    private Duration idleTimeout = Duration.ofSeconds(10);
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+    private String workerId;
+
+    private Builder(SluiceClient client) {
+      this.client = client;
+    }
+
+    /** The queues to take from; none (the default) means every queue. */
+    public Builder queues(String... queues) {
+      this.queues = List.of(queues);
+      return this;
+    }
+
+    /** How many handlers run at once (default 8). */
+    public Builder concurrency(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("concurrency must be at least 1");
+      }
+      this.concurrency = threads;
+      return this;
+    }
+
+    /**
+     * The most jobs this worker holds unfinished: running, waiting for a thread or waiting for
+     * their ack (1–65535; default: the concurrency).
+     */
+    public Builder prefetch(int prefetch) {
+      if (prefetch < 1 || prefetch > 65535) {
+        throw new IllegalArgumentException("prefetch must be between 1 and 65535");
+      }
+      this.prefetch = prefetch;
+      return this;
+    }
+
+    /** Acks per {@code POST /jobs/success} (default 100, at most a quarter of the prefetch). */
+    public Builder ackBatchSize(int size) {
+      if (size < 1) {
+        throw new IllegalArgumentException("ack batch size must be at least 1");
+      }
+      this.ackBatchSize = size;
+      return this;
+    }
+
+    /** The longest a finished job waits for its batch to be sent (default 5 ms). */
+    public Builder ackInterval(Duration interval) {
+      this.ackInterval = interval;
+      return this;
+    }
+
+    /** At shutdown, time allowed for the last acks even when handlers used up the timeout. */
+    public Builder ackFlushGrace(Duration grace) {
+      this.ackFlushGrace = grace;
+      return this;
+    }
+
+    /** Reconnection backoff: from {@code min}, doubling up to {@code max}. */
+    public Builder reconnectDelay(Duration min, Duration max) {
+      this.reconnectMin = min;
+      this.reconnectMax = max;
+      return this;
+    }
+
+    /**
+     * Silence after which the stream is considered dead and reopened (default 10 s; keep it well
+     * above the server's heartbeat interval).
+     */
+    public Builder idleTimeout(Duration timeout) {
+      this.idleTimeout = timeout;
+      return this;
+    }
+
+    /** How long {@link Worker#close} waits for running handlers (default 30 s). */
+    public Builder shutdownTimeout(Duration timeout) {
+      this.shutdownTimeout = timeout;
+      return this;
+    }
+
+    /** Sent as {@code Worker-Id}, shown in the server's logs. */
+    public Builder workerId(String workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    public Worker build() {
+      return new Worker(client, new Settings(queues, concurrency,
+          prefetch != null ? prefetch : concurrency, ackBatchSize, ackInterval, ackFlushGrace,
+          reconnectMin, reconnectMax, idleTimeout, shutdownTimeout, workerId));
+    }
+  }
+}

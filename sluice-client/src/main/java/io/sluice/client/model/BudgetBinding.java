@@ -1,0 +1,28 @@
+package io.sluice.client.model;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * A job's claim on a budget (BUDGETS.md §4). On requests a null cost means 1 and
+ * {@code createWith} creates the budget if it does not exist yet; the server echoes bindings with
+ * the cost resolved and without {@code createWith}.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record BudgetBinding(
+    @JsonProperty("key") String key,
+    @JsonProperty("cost") Long cost,
+    @JsonProperty("create_with") BudgetPolicy createWith) {
+
+  public static BudgetBinding of(String key) {
+    return new BudgetBinding(key, null, null);
+  }
+
+  public static BudgetBinding of(String key, long cost) {
+    return new BudgetBinding(key, cost, null);
+  }
+
+  public BudgetBinding withCreate(BudgetPolicy policy) {
+    return new BudgetBinding(key, cost, policy);
+  }
+}

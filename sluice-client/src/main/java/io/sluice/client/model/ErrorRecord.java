@@ -1,0 +1,13 @@
+package io.sluice.client.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+
+/** One recorded failure of a job (API.md §6.3). */
+public record ErrorRecord(
+    @JsonProperty("attempt") int attempt,
+    @JsonProperty("message") String message,
+    @JsonProperty("error_type") String errorType,
+    @JsonProperty("backtrace") String backtrace,
+    @JsonProperty("dequeued_at") Instant dequeuedAt,
+    @JsonProperty("failed_at") Instant failedAt) {}

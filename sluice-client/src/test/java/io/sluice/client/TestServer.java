@@ -1,0 +1,89 @@
+package io.sluice.client;
+
+import io.sluice.api.ApiConfig;
+import io.sluice.cli.SluiceServer;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.EngineLoop;
+import io.sluice.store.rocks.StoreConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A real Sluice server in this JVM over a test's temporary directory, on a fixed port so that a
+ * restart comes back where clients expect it. Heartbeats every 200 ms keep stream tests fast.
+ */
+final class TestServer implements AutoCloseable {
+  static final long HEARTBEAT_MS = 200;
+  private static final AtomicInteger NAMES = new AtomicInteger();
+
+  private final Path dataDir;
+  private final int port;
+  private SluiceServer server;
+
+  private TestServer(Path dataDir, int port) {
+    this.dataDir = dataDir;
+    this.port = port;
+    this.server = boot();
+  }
+
+  static TestServer start(Path tempDir) {
+    return new TestServer(tempDir.resolve("data"), freePort());
+  }
+
+  private SluiceServer boot() {
+    return SluiceServer.start(
+        new StoreConfig(dataDir, 64L << 20),
+        EngineConfig.defaults(),
+        new ApiConfig("127.0.0.1", port, true, "127.0.0.1", 0, HEARTBEAT_MS, 2),
+        new EngineLoop.CommitModes(false, false),
+        Clock.systemUTC());
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  int port() {
+    return port;
+  }
+
+  SluiceClient client() {
+    return SluiceClient.builder(url()).build();
+  }
+
+  /** Stops the server; in-flight jobs return to ready as in any graceful shutdown. */
+  void stop() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  /** A new server over the same data directory and port. */
+  void startAgain() {
+    server = boot();
+  }
+
+  /** A queue name no other test uses, so each test starts from an empty queue. */
+  static String uniqueName(String prefix) {
+    return prefix + "-" + NAMES.incrementAndGet();
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}

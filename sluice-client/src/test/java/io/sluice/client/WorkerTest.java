@@ -1,0 +1,215 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.client.model.EnqueueRequest;
+import io.sluice.client.model.ErrorRecord;
+import io.sluice.client.model.Job;
+import io.sluice.client.model.JobQuery;
+import io.sluice.client.model.JobStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Handler routing, payload mapping, outcomes and the prefetch bound. */
+class WorkerTest {
+  @TempDir static Path dir;
+  static TestServer server;
+  static SluiceClient client;
+
+  record Email(String to, String subject) {}
+
+  @BeforeAll
+  static void startServer() {
+    server = TestServer.start(dir);
+    client = server.client();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
+
+  static Worker.Builder worker(String queue) {
+    return Worker.builder(client).queues(queue).concurrency(4)
+        .reconnectDelay(Duration.ofMillis(20), Duration.ofMillis(200))
+        .shutdownTimeout(Duration.ofSeconds(5));
+  }
+
+  static String enqueue(String queue, String type, Object payload) {
+    return client.jobs().enqueue(EnqueueRequest.builder(queue, type, payload).build()).id();
+  }
+
+  static Job awaitStatus(String id, JobStatus status) {
+    return Await.until(() -> client.jobs().get(id), job -> job.status() == status,
+        "job " + id + " to be " + status);
+  }
+
+  static void awaitQueueEmpty(String queue) {
+    Await.until(() -> client.jobs().count(JobQuery.all().queues(queue)), n -> n == 0,
+        "queue " + queue + " to drain");
+  }
+
+  static ErrorRecord onlyError(String id) {
+    List<ErrorRecord> errors = client.jobs().streamErrors(id).toList();
+    assertThat(errors).hasSize(1);
+    return errors.get(0);
+  }
+
+  @Test
+  void routesByTypeAndMapsPayloadsToRecords() {
+    String queue = TestServer.uniqueName("routing");
+    Map<String, Email> emails = new ConcurrentHashMap<>();
+    Set<String> reports = ConcurrentHashMap.newKeySet();
+    try (Worker worker = worker(queue).build()) {
+      worker.handle("send_email", Email.class, (email, job) -> emails.put(job.id(), email))
+          .handle("report", Map.class, (payload, job) -> reports.add(job.id()));
+      worker.start();
+      String first = enqueue(queue, "send_email", new Email("ada@example.com", "hi"));
+      String second = enqueue(queue, "report", Map.of("k", "v"));
+
+      awaitQueueEmpty(queue);
+
+      assertThat(emails).containsEntry(first, new Email("ada@example.com", "hi"));
+      assertThat(reports).containsExactly(second);
+    }
+  }
+
+  @Test
+  void unknownTypesFailWithAClearMessageByDefault() {
+    String queue = TestServer.uniqueName("unknown");
+    try (Worker worker = worker(queue).build()) {
+      worker.start();
+      String id = client.jobs().enqueue(EnqueueRequest.builder(queue, "mystery", null)
+          .retryLimit(0).build()).id();
+
+      awaitStatus(id, JobStatus.DEAD);
+
+      assertThat(onlyError(id).message()).contains("no handler for job type 'mystery'");
+    }
+  }
+
+  @Test
+  void fallbackHandlesUnknownTypes() {
+    String queue = TestServer.uniqueName("fallback");
+    Set<String> seen = ConcurrentHashMap.newKeySet();
+    try (Worker worker = worker(queue).build()) {
+      worker.fallback((payload, job) -> seen.add(job.type() + ":" + payload.get("x").asInt()));
+      worker.start();
+      enqueue(queue, "anything", Map.of("x", 5));
+
+      awaitQueueEmpty(queue);
+
+      assertThat(seen).containsExactly("anything:5");
+    }
+  }
+
+  @Test
+  void handlerOutcomesReachTheServer() {
+    String queue = TestServer.uniqueName("outcomes");
+    Instant retryAt = Instant.now().plusSeconds(600);
+    try (Worker worker = worker(queue).build()) {
+      worker.handle("kill", Map.class, (payload, job) -> {
+        throw new KillJobException("cannot ever work", new IllegalArgumentException("bad"));
+      });
+      worker.handle("retry", Map.class, (payload, job) -> {
+        throw new RetryJobException(retryAt, "rate limited");
+      });
+      worker.handle("crash", Map.class, (payload, job) -> {
+        throw new UnsupportedOperationException("not yet");
+      });
+      worker.start();
+      String killed = enqueue(queue, "kill", Map.of());
+      String retried = enqueue(queue, "retry", Map.of());
+      String crashed = enqueue(queue, "crash", Map.of());
+
+      awaitStatus(killed, JobStatus.DEAD);
+      Job retriedJob = awaitStatus(retried, JobStatus.SCHEDULED);
+      Job crashedJob = awaitStatus(crashed, JobStatus.SCHEDULED);
+
+      assertThat(onlyError(killed).message()).isEqualTo("cannot ever work");
+      assertThat(onlyError(killed).errorType()).isEqualTo("java.lang.IllegalArgumentException");
+      assertThat(retriedJob.readyAt()).isEqualTo(Instant.ofEpochMilli(retryAt.toEpochMilli()));
+      assertThat(onlyError(retried).message()).isEqualTo("rate limited");
+      assertThat(crashedJob.attempts()).isEqualTo(1);
+      ErrorRecord crash = onlyError(crashed);
+      assertThat(crash.errorType()).isEqualTo("java.lang.UnsupportedOperationException");
+      assertThat(crash.message()).isEqualTo("not yet");
+      assertThat(crash.backtrace()).contains("WorkerTest");
+    }
+  }
+
+  @Test
+  void unmappablePayloadFailsTheJob() {
+    String queue = TestServer.uniqueName("unmappable");
+    try (Worker worker = worker(queue).build()) {
+      worker.handle("send_email", Email.class, (email, job) -> { });
+      worker.start();
+      String id = enqueue(queue, "send_email", List.of(1, 2));
+
+      awaitStatus(id, JobStatus.SCHEDULED);
+
+      assertThat(onlyError(id).errorType()).contains("jackson");
+    }
+  }
+
+  @Test
+  void prefetchBoundsTheJobsAWorkerHolds() throws InterruptedException {
+    String queue = TestServer.uniqueName("prefetch");
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger started = new AtomicInteger();
+    IntStream.range(0, 10).forEach(i -> enqueue(queue, "slow", Map.of()));
+    try (Worker worker = worker(queue).concurrency(8).prefetch(3).build()) {
+      worker.handle("slow", Map.class, (payload, job) -> {
+        started.incrementAndGet();
+        release.await(10, TimeUnit.SECONDS);
+      });
+      worker.start();
+
+      Await.until(() -> started.get() == 3, "3 handlers to start");
+      JobQuery inFlight = JobQuery.all().queues(queue).statuses(JobStatus.IN_FLIGHT);
+      // The other 7 stay on the server: neither the server nor the worker exceeds the bound.
+      Await.until(() -> client.jobs().count(JobQuery.all().queues(queue)
+          .statuses(JobStatus.READY)) == 7 && worker.heldJobs() == 3, "the rest to stay ready");
+      assertThat(client.jobs().count(inFlight)).isEqualTo(3);
+      assertThat(started.get()).isEqualTo(3);
+
+      release.countDown();
+      awaitQueueEmpty(queue);
+      assertThat(started.get()).isEqualTo(10);
+      Await.until(() -> worker.heldJobs() == 0, "every permit to be returned");
+    }
+  }
+
+  @Test
+  void handlersRunOnPlatformThreadsBeforeJava21() {
+    String queue = TestServer.uniqueName("threads");
+    Set<Boolean> daemon = ConcurrentHashMap.newKeySet();
+    Set<String> names = ConcurrentHashMap.newKeySet();
+    try (Worker worker = worker(queue).build()) {
+      worker.handle("t", Map.class, (payload, job) -> {
+        daemon.add(Thread.currentThread().isDaemon());
+        names.add(Thread.currentThread().getName());
+      });
+      worker.start();
+      enqueue(queue, "t", Map.of());
+      awaitQueueEmpty(queue);
+    }
+    assertThat(HandlerThreads.virtualAvailable())
+        .isEqualTo(Runtime.version().feature() >= 21);
+    assertThat(names).allMatch(name -> name.contains("-handler-"));
+    assertThat(daemon).containsExactly(true);
+  }
+}

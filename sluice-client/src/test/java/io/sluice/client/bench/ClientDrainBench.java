@@ -1,0 +1,98 @@
+package io.sluice.client.bench;
+
+import io.sluice.client.SluiceClient;
+import io.sluice.client.Worker;
+import io.sluice.client.model.EnqueueRequest;
+import io.sluice.client.model.JobQuery;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Client-side throughput against a running server: bulk-enqueues jobs with ~100-byte payloads
+ * (batches of 1,000, 4 requests in flight), then drains them with 4 workers (prefetch 16, batched
+ * acks). Arguments: server URL (default http://127.0.0.1:7890), job count (default 100000).
+ */
+public final class ClientDrainBench {
+  private static final int BATCH = 1_000;
+  private static final int ENQUEUERS = 4;
+  private static final int WORKERS = 4;
+  private static final int PREFETCH = 16;
+
+  private ClientDrainBench() {}
+
+  public static void main(String[] args) throws Exception {
+    String url = args.length > 0 ? args[0] : "http://127.0.0.1:7890";
+    int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
+    SluiceClient client = SluiceClient.builder(url).build();
+    String queue = "client-bench-" + System.currentTimeMillis();
+
+    long enqueueNanos = enqueue(client, queue, jobs);
+    System.out.printf("enqueue: %d jobs in %.2f s = %.0f jobs/s%n",
+        jobs, enqueueNanos / 1e9, jobs / (enqueueNanos / 1e9));
+
+    long drainNanos = drain(client, queue, jobs);
+    System.out.printf("drain:   %d jobs in %.2f s = %.0f jobs/s (%d workers, prefetch %d)%n",
+        jobs, drainNanos / 1e9, jobs / (drainNanos / 1e9), WORKERS, PREFETCH);
+  }
+
+  private static long enqueue(SluiceClient client, String queue, int jobs) throws Exception {
+    // 80 characters of text plus the JSON around it: about 100 bytes per payload.
+    String text = "x".repeat(80);
+    ExecutorService senders = Executors.newFixedThreadPool(ENQUEUERS);
+    try {
+      long start = System.nanoTime();
+      List<Future<?>> batches = new ArrayList<>();
+      for (int first = 0; first < jobs; first += BATCH) {
+        int from = first;
+        int to = Math.min(jobs, first + BATCH);
+        batches.add(senders.submit(() -> {
+          List<EnqueueRequest> batch = new ArrayList<>(to - from);
+          for (int i = from; i < to; i++) {
+            batch.add(EnqueueRequest.builder(queue, "bench", Map.of("i", i, "text", text))
+                .build());
+          }
+          client.jobs().enqueueAll(batch);
+        }));
+      }
+      for (Future<?> batch : batches) {
+        batch.get();
+      }
+      return System.nanoTime() - start;
+    } finally {
+      senders.shutdown();
+    }
+  }
+
+  private static long drain(SluiceClient client, String queue, int jobs)
+      throws InterruptedException {
+    AtomicLong handled = new AtomicLong();
+    List<Worker> workers = new ArrayList<>();
+    long start = System.nanoTime();
+    for (int i = 0; i < WORKERS; i++) {
+      Worker worker = Worker.builder(client).queues(queue).concurrency(PREFETCH)
+          .prefetch(PREFETCH).build();
+      worker.handle("bench", Map.class, (payload, job) -> handled.incrementAndGet());
+      worker.start();
+      workers.add(worker);
+    }
+    while (handled.get() < jobs) {
+      Thread.sleep(5);
+    }
+    // Done when the last acks have landed, not merely when the handlers ran.
+    JobQuery remaining = JobQuery.all().queues(queue);
+    while (client.jobs().count(remaining) > 0) {
+      Thread.sleep(5);
+    }
+    long elapsed = System.nanoTime() - start;
+    for (Worker worker : workers) {
+      worker.shutdown(Duration.ofSeconds(10));
+    }
+    return elapsed;
+  }
+}
