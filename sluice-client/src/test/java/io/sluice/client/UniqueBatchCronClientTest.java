@@ -20,13 +20,11 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Client methods for features the server does not implement yet (API.md §4.5, §4.6, §9). */
-@Disabled("needs server support from issue 5: unique jobs, batches, cron")
-class ServerFeaturesPendingTest {
+/** Client methods for unique jobs, batches and cron (API.md §4.5, §4.6, §9). */
+class UniqueBatchCronClientTest {
   @TempDir static Path dir;
   static TestServer server;
   static SluiceClient client;
