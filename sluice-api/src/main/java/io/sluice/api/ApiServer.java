@@ -37,13 +37,15 @@ public final class ApiServer implements AutoCloseable {
   private HttpServer primary;
   private HttpServer admin;
 
-  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store, InstantSource clock) {
+  /** {@code jobIds} is shared with the engine (cron fires), so ids sort in creation order. */
+  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store, InstantSource clock,
+      JobIdGenerator jobIds) {
     this.config = config;
     this.vertx = Vertx.vertx(new VertxOptions()
         .setEventLoopPoolSize(config.eventLoops())
         .setPreferNativeTransport(true));
     EngineGateway engine = new EngineGateway(loop);
-    new JobRoutes(vertx, engine, store, clock, new JobIdGenerator(), config, streams)
+    new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
         .register(primaryRoutes);
     new BudgetRoutes(engine).register(primaryRoutes);
     new CronRoutes(engine).register(primaryRoutes);

@@ -6,6 +6,7 @@ import io.sluice.api.wire.JqBatchExpressions;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.Mutation;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
@@ -38,7 +39,8 @@ public final class SluiceServer implements AutoCloseable {
     RocksJobStore store = new RocksJobStore(storeConfig);
     EngineLoop loop = null;
     try {
-      Engine engine = new Engine(engineConfig, new JqBatchExpressions());
+      JobIdGenerator jobIds = new JobIdGenerator();
+      Engine engine = new Engine(engineConfig, new JqBatchExpressions(), jobIds);
       long recoveredAtMs = clock.millis();
       AtomicInteger recovered = new AtomicInteger();
       store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));
@@ -54,7 +56,7 @@ public final class SluiceServer implements AutoCloseable {
       LOG.info("recovered {} stored jobs", recovered.get());
       loop = new EngineLoop(engine, store, clock, commitModes);
       loop.start();
-      ApiServer api = new ApiServer(apiConfig, loop, store, clock);
+      ApiServer api = new ApiServer(apiConfig, loop, store, clock, jobIds);
       try {
         api.start();
       } catch (RuntimeException e) {

@@ -76,6 +76,14 @@ public final class Engine {
   }
 
   public Engine(EngineConfig config, BatchExpressions batchExpressions) {
+    this(config, batchExpressions, new JobIdGenerator());
+  }
+
+  /**
+   * {@code jobIds} must be the generator the API gives enqueued jobs too, so that ids made by
+   * cron fires and by requests in the same millisecond still sort in creation order.
+   */
+  public Engine(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds) {
     this.config = config;
     this.batchExpressions = batchExpressions;
     this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
@@ -106,7 +114,7 @@ public final class Engine {
       public void writeFired(Mutation mutation) {
         turn.enqueueWrite(mutation);
       }
-    }, budgets, ZoneId.systemDefault(), new JobIdGenerator());
+    }, budgets, ZoneId.systemDefault(), jobIds);
   }
 
   /** Changes one queued job's bindings; answers the job without payload. */
