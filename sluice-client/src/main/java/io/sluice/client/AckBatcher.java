@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Collects successful job ids and sends them in {@code POST /jobs/success} calls, as soon as
- * {@code batchSize} are waiting or the oldest has waited {@code maxDelay}. Up to
+ * {@code batchSize} are waiting, the worker has nothing else in hand (so the batch cannot grow
+ * and its jobs' prefetch slots are what the stream waits for), or the oldest has waited
+ * {@code maxDelay}. Up to
  * {@link #CONCURRENT_SENDS} calls are in flight at once, so that jobs finishing during one round
  * trip need not wait for it. Each id's {@code settled} callback runs once the server has answered
  * for it (or it was given up).
@@ -37,6 +39,7 @@ final class AckBatcher {
   private final Semaphore sendSlots = new Semaphore(CONCURRENT_SENDS);
   private long oldestNanos;
   private boolean closing;
+  private boolean flushNow;
   private boolean closed;
 
   AckBatcher(JobsApi jobs, int batchSize, Duration maxDelay, String threadName) {
@@ -56,7 +59,8 @@ final class AckBatcher {
     flusher.start();
   }
 
-  void add(String id, Runnable settled) {
+  /** @param idle true when no other job is queued or running: send what is waiting now */
+  void add(String id, Runnable settled, boolean idle) {
     lock.lock();
     try {
       if (closed) {
@@ -68,8 +72,9 @@ final class AckBatcher {
         oldestNanos = System.nanoTime();
       }
       pending.add(new Pending(id, settled));
-      if (pending.size() == 1 || pending.size() >= batchSize) {
-        changed.signal(); // the first id starts the delay clock; a full batch goes at once
+      flushNow |= idle;
+      if (pending.size() == 1 || pending.size() >= batchSize || idle) {
+        changed.signal(); // the first id starts the delay clock; a due batch goes at once
       }
     } finally {
       lock.unlock();
@@ -125,7 +130,7 @@ final class AckBatcher {
       while (pending.isEmpty() && !closing) {
         changed.await();
       }
-      while (!closing && pending.size() < batchSize) {
+      while (!closing && !flushNow && pending.size() < batchSize) {
         long wait = oldestNanos + maxDelayNanos - System.nanoTime();
         if (wait <= 0) {
           break;
@@ -138,6 +143,7 @@ final class AckBatcher {
       }
       List<Pending> batch = new ArrayList<>(pending);
       pending.clear();
+      flushNow = false;
       return batch;
     } finally {
       lock.unlock();

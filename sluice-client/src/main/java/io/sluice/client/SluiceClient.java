@@ -150,6 +150,7 @@ public final class SluiceClient {
       HttpClient http = HttpClient.newBuilder()
           .version(httpVersion)
           .connectTimeout(connectTimeout)
+          .executor(Runnable::run)
           .build();
       return new SluiceClient(
           new HttpTransport(http, baseUrl, format, requestTimeout, new WireCodec()));

@@ -35,6 +35,8 @@ public final class Worker implements AutoCloseable {
   private final Settings settings;
   private final HandlerRegistry handlers;
   private final Semaphore permits;
+  /** Jobs handed to a handler thread and not finished yet (queued or running). */
+  private final AtomicInteger working = new AtomicInteger();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicBoolean abandoned = new AtomicBoolean();
@@ -79,7 +81,8 @@ public final class Worker implements AutoCloseable {
     threads = HandlerThreads.pool(settings.concurrency, name + "-handler-");
     acks = new AckBatcher(client.jobs(), settings.effectiveAckBatchSize(), settings.ackInterval,
         name + "-acks");
-    runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get);
+    runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get,
+        () -> working.decrementAndGet() == 0);
     takeLoop = new TakeLoop(client.jobs(), settings.queues, settings.prefetch, settings.workerId,
         permits, this::dispatch, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
         stopping::get);
@@ -104,15 +107,18 @@ public final class Worker implements AutoCloseable {
   }
 
   private void dispatch(Job job) {
+    working.incrementAndGet();
     try {
       threads.execute(() -> {
         if (stopping.get()) {
+          working.decrementAndGet();
           permits.release(); // not started: the server requeues it when the stream closes
           return;
         }
         runner.run(job, permits::release);
       });
     } catch (RejectedExecutionException e) {
+      working.decrementAndGet();
       permits.release();
     }
   }
@@ -169,12 +175,12 @@ public final class Worker implements AutoCloseable {
       Duration reconnectMax, Duration idleTimeout, Duration shutdownTimeout, String workerId) {
 
     /**
-     * A batch small enough that all concurrent sends together cover the prefetch: acks waiting
-     * in a batch still occupy prefetch slots, and a worker whose slots all await their ack
-     * would sit idle.
+     * At most half the prefetch: acks waiting in a batch still occupy prefetch slots, so one half
+     * can be on its way while the other fills. A batch also goes out early whenever the worker
+     * has nothing else in hand.
      */
     int effectiveAckBatchSize() {
-      return Math.max(1, Math.min(ackBatchSize, prefetch / AckBatcher.CONCURRENT_SENDS));
+      return Math.max(1, Math.min(ackBatchSize, prefetch / 2));
     }
   }
 

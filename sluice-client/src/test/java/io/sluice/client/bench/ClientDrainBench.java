@@ -23,13 +23,16 @@ public final class ClientDrainBench {
   private static final int ENQUEUERS = 4;
   private static final int WORKERS = 4;
   private static final int PREFETCH = 16;
+  private static final int CONCURRENCY = Integer.getInteger("concurrency", PREFETCH);
 
   private ClientDrainBench() {}
 
   public static void main(String[] args) throws Exception {
     String url = args.length > 0 ? args[0] : "http://127.0.0.1:7890";
     int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
-    SluiceClient client = SluiceClient.builder(url).build();
+    SluiceClient client = SluiceClient.builder(url)
+        .httpVersion(java.net.http.HttpClient.Version.valueOf(System.getProperty("http", "HTTP_1_1")))
+        .build();
     String queue = "client-bench-" + System.currentTimeMillis();
 
     long enqueueNanos = enqueue(client, queue, jobs);
@@ -75,7 +78,7 @@ public final class ClientDrainBench {
     List<Worker> workers = new ArrayList<>();
     long start = System.nanoTime();
     for (int i = 0; i < WORKERS; i++) {
-      Worker worker = Worker.builder(client).queues(queue).concurrency(PREFETCH)
+      Worker worker = Worker.builder(client).queues(queue).concurrency(CONCURRENCY)
           .prefetch(PREFETCH).build();
       worker.handle("bench", Map.class, (payload, job) -> handled.incrementAndGet());
       worker.start();
