@@ -9,13 +9,13 @@ import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.IndexQuery;
+import io.sluice.engine.store.JobScans;
 import io.sluice.engine.store.JobStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.NavigableSet;
-import java.util.NoSuchElementException;
 import java.util.TreeSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -178,37 +178,15 @@ final class JobQueries {
     NavigableSet<JobId> after = from == null ? ordered
         : descending ? ordered.headSet(from, false) : ordered.tailSet(from, false);
     Iterator<JobId> ids = descending ? after.descendingIterator() : after.iterator();
-    return new JobStore.JobScan() {
-      private JobSnapshot next = advance();
-
-      private JobSnapshot advance() {
-        while (ids.hasNext()) {
-          JobSnapshot job = store.readJob(ids.next());
-          if (job != null) {
-            return job;
-          }
+    return JobScans.from(() -> {
+      while (ids.hasNext()) {
+        JobSnapshot job = store.readJob(ids.next());
+        if (job != null) {
+          return job;
         }
-        return null;
       }
-
-      @Override
-      public boolean hasNext() {
-        return next != null;
-      }
-
-      @Override
-      public JobSnapshot next() {
-        if (next == null) {
-          throw new NoSuchElementException();
-        }
-        JobSnapshot current = next;
-        next = advance();
-        return current;
-      }
-
-      @Override
-      public void close() {}
-    };
+      return null;
+    }, () -> { });
   }
 
   /** The live view of a stored record (with payload if asked) if it matches, else null. */

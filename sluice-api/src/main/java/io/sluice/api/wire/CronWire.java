@@ -17,7 +17,6 @@ import io.sluice.engine.cron.InvalidCronExpressionException;
 import io.sluice.engine.cron.InvalidTimezoneException;
 import io.sluice.engine.cron.JobTemplate;
 import io.sluice.engine.job.NewJob;
-import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -182,40 +181,8 @@ public final class CronWire {
     gen.writeFieldName("payload");
     JobWriter.writePayload(gen, job.payload());
     gen.writeNumberField("priority", job.priority());
-    if (job.retryLimit() != null) {
-      gen.writeNumberField("retry_limit", job.retryLimit());
-    }
-    if (job.backoff() != null) {
-      gen.writeObjectFieldStart("backoff");
-      gen.writeNumberField("base_ms", job.backoff().baseMs());
-      gen.writeNumberField("exponent", job.backoff().exponent());
-      gen.writeNumberField("jitter_ms", job.backoff().jitterMs());
-      gen.writeEndObject();
-    }
-    RetentionPolicy retention = job.retention();
-    if (retention != null && !retention.isEmpty()) {
-      gen.writeObjectFieldStart("retention");
-      if (retention.completedMs() != null) {
-        gen.writeNumberField("completed_ms", retention.completedMs());
-      }
-      if (retention.deadMs() != null) {
-        gen.writeNumberField("dead_ms", retention.deadMs());
-      }
-      gen.writeEndObject();
-    }
-    if (job.unique() != null) {
-      gen.writeStringField("unique_key", job.unique().key());
-      if (job.unique().scope() != null) {
-        gen.writeStringField("unique_while", job.unique().scope().wireName());
-      }
-    }
-    if (job.batch() != null) {
-      gen.writeObjectFieldStart("batch");
-      gen.writeStringField("key", job.batch().key());
-      gen.writeStringField("when", job.batch().when());
-      gen.writeStringField("fold", job.batch().fold());
-      gen.writeEndObject();
-    }
+    JobWriter.writeOverrides(gen, job.retryLimit(), job.backoff(), job.retention());
+    JobWriter.writeUniqueAndBatch(gen, job.unique(), job.batch());
     BudgetWire.writeBindings(gen, job.budgets());
     gen.writeEndObject();
   }

@@ -6,9 +6,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -53,17 +56,28 @@ public final class JobWriter {
     }
     gen.writeNumberField("ready_at", job.readyAtMs());
     gen.writeNumberField("attempts", job.attempts());
-    if (job.retryLimit() != null) {
-      gen.writeNumberField("retry_limit", job.retryLimit());
+    writeOverrides(gen, job.retryLimit(), job.backoff(), job.retention());
+    writeTime(gen, "dequeued_at", job.dequeuedAtMs());
+    writeTime(gen, "failed_at", job.failedAtMs());
+    writeTime(gen, "completed_at", job.completedAtMs());
+    writeTime(gen, "purge_at", job.purgeAtMs());
+    writeUniqueAndBatch(gen, job.unique(), job.batch());
+    BudgetWire.writeBindings(gen, job.budgets());
+  }
+
+  /** The per-job overrides of the server defaults, each only when set (API.md §6.1). */
+  public static void writeOverrides(JsonGenerator gen, Integer retryLimit, BackoffPolicy backoff,
+      RetentionPolicy retention) throws IOException {
+    if (retryLimit != null) {
+      gen.writeNumberField("retry_limit", retryLimit);
     }
-    if (job.backoff() != null) {
+    if (backoff != null) {
       gen.writeObjectFieldStart("backoff");
-      gen.writeNumberField("base_ms", job.backoff().baseMs());
-      gen.writeNumberField("exponent", job.backoff().exponent());
-      gen.writeNumberField("jitter_ms", job.backoff().jitterMs());
+      gen.writeNumberField("base_ms", backoff.baseMs());
+      gen.writeNumberField("exponent", backoff.exponent());
+      gen.writeNumberField("jitter_ms", backoff.jitterMs());
       gen.writeEndObject();
     }
-    RetentionPolicy retention = job.retention();
     if (retention != null && !retention.isEmpty()) {
       gen.writeObjectFieldStart("retention");
       if (retention.completedMs() != null) {
@@ -74,22 +88,22 @@ public final class JobWriter {
       }
       gen.writeEndObject();
     }
-    writeTime(gen, "dequeued_at", job.dequeuedAtMs());
-    writeTime(gen, "failed_at", job.failedAtMs());
-    writeTime(gen, "completed_at", job.completedAtMs());
-    writeTime(gen, "purge_at", job.purgeAtMs());
-    if (job.unique() != null) {
-      gen.writeStringField("unique_key", job.unique().key());
-      gen.writeStringField("unique_while", job.unique().scope().wireName());
+  }
+
+  /** {@code unique_key}/{@code unique_while} and {@code batch}, when the job has them. */
+  public static void writeUniqueAndBatch(JsonGenerator gen, UniqueKey unique, BatchConfig batch)
+      throws IOException {
+    if (unique != null) {
+      gen.writeStringField("unique_key", unique.key());
+      gen.writeStringField("unique_while", unique.scope().wireName());
     }
-    if (job.batch() != null) {
+    if (batch != null) {
       gen.writeObjectFieldStart("batch");
-      gen.writeStringField("key", job.batch().key());
-      gen.writeStringField("when", job.batch().when());
-      gen.writeStringField("fold", job.batch().fold());
+      gen.writeStringField("key", batch.key());
+      gen.writeStringField("when", batch.when());
+      gen.writeStringField("fold", batch.fold());
       gen.writeEndObject();
     }
-    BudgetWire.writeBindings(gen, job.budgets());
   }
 
   private static void writeTime(JsonGenerator gen, String field, long valueMs) throws IOException {

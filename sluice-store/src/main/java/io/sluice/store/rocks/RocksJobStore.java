@@ -5,6 +5,7 @@ import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.JobScans;
 import io.sluice.engine.store.JobStore;
 import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.IndexQuery;
@@ -273,49 +274,27 @@ public final class RocksJobStore implements JobStore {
         cursor.next();
       }
     }
-    return new JobScan() {
-      private JobSnapshot next = advance();
-
-      private JobSnapshot advance() {
-        while (cursor.current() != null) {
-          byte[] key = cursor.current();
-          cursor.next();
-          byte[] value;
-          try {
-            value = db.get(jobs, options, key);
-          } catch (RocksDBException e) {
-            throw new StorageException("read of an indexed job", e);
-          }
-          // Index and records are written in one batch, so within a snapshot this is defensive.
-          if (value != null) {
-            return RecordCodec.decodeJob(Keys.jobId(key), value);
-          }
+    return JobScans.from(() -> {
+      while (cursor.current() != null) {
+        byte[] key = cursor.current();
+        cursor.next();
+        byte[] value;
+        try {
+          value = db.get(jobs, options, key);
+        } catch (RocksDBException e) {
+          throw new StorageException("read of an indexed job", e);
         }
-        return null;
-      }
-
-      @Override
-      public boolean hasNext() {
-        return next != null;
-      }
-
-      @Override
-      public JobSnapshot next() {
-        if (next == null) {
-          throw new NoSuchElementException();
+        // Index and records are written in one batch, so within a snapshot this is defensive.
+        if (value != null) {
+          return RecordCodec.decodeJob(Keys.jobId(key), value);
         }
-        JobSnapshot current = next;
-        next = advance();
-        return current;
       }
-
-      @Override
-      public void close() {
-        cursor.close();
-        options.close();
-        db.releaseSnapshot(snapshot);
-      }
-    };
+      return null;
+    }, () -> {
+      cursor.close();
+      options.close();
+      db.releaseSnapshot(snapshot);
+    });
   }
 
   @Override
