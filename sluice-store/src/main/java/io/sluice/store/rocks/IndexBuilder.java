@@ -19,7 +19,7 @@ import org.rocksdb.WriteOptions;
 final class IndexBuilder {
   private static final byte[] VERSION_KEY = "index-version".getBytes(StandardCharsets.UTF_8);
   private static final byte[] VERSION = {1};
-  private static final int BATCH_JOBS = 10_000;
+  private static final int BATCH_KEYS = 30_000;
 
   private final RocksDB db;
   private final ColumnFamilyHandle jobs;
@@ -42,26 +42,29 @@ final class IndexBuilder {
       db.deleteRange(index, new byte[] {0}, new byte[] {(byte) 0xFF});
       try (WriteOptions synced = new WriteOptions().setSync(true);
           RocksIterator it = db.newIterator(jobs)) {
-        WriteBatch batch = new WriteBatch();
-        int inBatch = 0;
+        int indexId = index.getID();
+        BatchBuilder batch = new BatchBuilder();
         for (it.seekToFirst(); it.isValid(); it.next()) {
           byte[] key = it.key();
           IndexEntry entry = IndexEntry.of(RecordCodec.decodeJob(Keys.jobId(key), it.value()));
-          IndexWrites.replace(batch, index, key, null, entry);
-          if (++inBatch == BATCH_JOBS) {
-            db.write(synced, batch);
-            batch.close();
-            batch = new WriteBatch();
-            inBatch = 0;
+          IndexWrites.replace(batch, indexId, key, null, entry);
+          if (batch.count() >= BATCH_KEYS) {
+            write(synced, batch);
+            batch = new BatchBuilder();
           }
         }
         it.status();
-        batch.put(meta, VERSION_KEY, VERSION);
-        db.write(synced, batch);
-        batch.close();
+        batch.put(meta.getID(), VERSION_KEY, VERSION);
+        write(synced, batch);
       }
     } catch (RocksDBException e) {
       throw new StorageException("build of the job index", e);
+    }
+  }
+
+  private void write(WriteOptions options, BatchBuilder batch) throws RocksDBException {
+    try (WriteBatch built = batch.build()) {
+      db.write(options, built);
     }
   }
 }

@@ -4,20 +4,27 @@ import io.sluice.engine.store.IndexEntry;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.WriteBatch;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Moves one job's keys in the {@code index} column family from one entry to another. */
 final class IndexWrites {
   private static final byte[] NO_VALUE = new byte[0];
   private static final Map<IndexEntry.State, byte[]> STATE_PREFIXES = statePrefixes();
+  /**
+   * Encoded prefixes of recent queue and type names: every enqueue writes two, and encoding them
+   * afresh each time was a fifth of the engine thread's work under bulk enqueue. Prefixes are
+   * never modified, so sharing them is safe.
+   */
+  private static final int MAX_CACHED_PREFIXES = 4096;
+  private static final Map<String, byte[]> QUEUE_PREFIXES = new ConcurrentHashMap<>();
+  private static final Map<String, byte[]> TYPE_PREFIXES = new ConcurrentHashMap<>();
 
   private IndexWrites() {}
 
   /** {@code from} null: the job was not indexed yet; {@code to} null: it is being deleted. */
-  static void replace(WriteBatch writes, ColumnFamilyHandle index, byte[] jobKey,
-      IndexEntry from, IndexEntry to) throws RocksDBException {
+  /** {@code index} is the id of the index column family. */
+  static void replace(BatchBuilder writes, int index, byte[] jobKey,
+      IndexEntry from, IndexEntry to) {
     String oldQueue = from == null ? null : from.queue();
     String newQueue = to == null ? null : to.queue();
     if (!Objects.equals(oldQueue, newQueue)) {
@@ -41,8 +48,8 @@ final class IndexWrites {
     return STATE_PREFIXES.get(state);
   }
 
-  private static void move(WriteBatch writes, ColumnFamilyHandle index, byte[] jobKey,
-      byte[] fromPrefix, byte[] toPrefix) throws RocksDBException {
+  private static void move(BatchBuilder writes, int index, byte[] jobKey,
+      byte[] fromPrefix, byte[] toPrefix) {
     if (fromPrefix != null) {
       writes.delete(index, IndexKeys.key(fromPrefix, jobKey));
     }
@@ -52,7 +59,19 @@ final class IndexWrites {
   }
 
   private static byte[] prefix(byte tag, String value) {
-    return value == null ? null : IndexKeys.prefix(tag, value);
+    if (value == null) {
+      return null;
+    }
+    Map<String, byte[]> cache = tag == IndexKeys.QUEUE ? QUEUE_PREFIXES : TYPE_PREFIXES;
+    byte[] prefix = cache.get(value);
+    if (prefix == null) {
+      if (cache.size() >= MAX_CACHED_PREFIXES) {
+        cache.clear();
+      }
+      prefix = IndexKeys.prefix(tag, value);
+      cache.put(value, prefix);
+    }
+    return prefix;
   }
 
   private static Map<IndexEntry.State, byte[]> statePrefixes() {

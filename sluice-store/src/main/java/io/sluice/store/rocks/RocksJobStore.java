@@ -63,6 +63,14 @@ public final class RocksJobStore implements JobStore {
   private final ColumnFamilyHandle index;
   private final ColumnFamilyHandle pointers;
   private final ColumnFamilyHandle crons;
+  /** Column family ids, for batches built without a native call per key. */
+  private final int jobsId;
+  private final int payloadsId;
+  private final int errorsId;
+  private final int budgetsId;
+  private final int indexId;
+  private final int pointersId;
+  private final int cronsId;
 
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
@@ -100,6 +108,13 @@ public final class RocksJobStore implements JobStore {
     index = handles.get(5);
     pointers = handles.get(6);
     crons = handles.get(7);
+    jobsId = jobs.getID();
+    payloadsId = payloads.getID();
+    errorsId = errors.getID();
+    budgetsId = budgets.getID();
+    indexId = index.getID();
+    pointersId = pointers.getID();
+    cronsId = crons.getID();
     try {
       new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
     } catch (RuntimeException e) {
@@ -114,46 +129,48 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public void commit(CommitBatch batch) {
-    try (WriteBatch writes = new WriteBatch()) {
-      for (Mutation mutation : batch.mutations()) {
-        apply(writes, mutation);
-      }
-      db.write(batch.sync() ? syncedWrites : bufferedWrites, writes);
+    BatchBuilder writes = new BatchBuilder();
+    for (Mutation mutation : batch.mutations()) {
+      apply(writes, mutation);
+    }
+    try (WriteBatch built = writes.build()) {
+      db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
     } catch (RocksDBException e) {
       throw new StorageException("commit", e);
     }
   }
 
-  private void apply(WriteBatch writes, Mutation mutation) throws RocksDBException {
+  private void apply(BatchBuilder writes, Mutation mutation) {
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
-      writes.put(jobs, key, RecordCodec.encodeJob(put.job()));
-      IndexWrites.replace(writes, index, key, put.previous(), IndexEntry.of(put.job()));
+      writes.put(jobsId, key, RecordCodec.encodeJob(put.job()));
+      IndexWrites.replace(writes, indexId, key, put.previous(), IndexEntry.of(put.job()));
     } else if (mutation instanceof Mutation.PutPayload put) {
-      writes.put(payloads, Keys.job(put.id()), put.payload());
+      writes.put(payloadsId, Keys.job(put.id()), put.payload());
     } else if (mutation instanceof Mutation.PutError put) {
-      writes.put(errors, Keys.error(put.id(), put.error().attempt()),
+      writes.put(errorsId, Keys.error(put.id(), put.error().attempt()),
           RecordCodec.encodeError(put.error()));
     } else if (mutation instanceof Mutation.DeleteJob delete) {
       byte[] key = Keys.job(delete.id());
-      writes.delete(jobs, key);
-      writes.delete(payloads, key);
-      IndexWrites.replace(writes, index, key, delete.indexed(), null);
+      writes.delete(jobsId, key);
+      writes.delete(payloadsId, key);
+      IndexWrites.replace(writes, indexId, key, delete.indexed(), null);
       for (int attempt = 1; attempt <= delete.attempts(); attempt++) {
-        writes.delete(errors, Keys.error(delete.id(), attempt));
+        writes.delete(errorsId, Keys.error(delete.id(), attempt));
       }
     } else if (mutation instanceof Mutation.PutBudget put) {
-      writes.put(budgets, Keys.budget(put.budget().key()), RecordCodec.encodeBudget(put.budget()));
+      writes.put(budgetsId, Keys.budget(put.budget().key()),
+          RecordCodec.encodeBudget(put.budget()));
     } else if (mutation instanceof Mutation.DeleteBudget delete) {
-      writes.delete(budgets, Keys.budget(delete.key()));
+      writes.delete(budgetsId, Keys.budget(delete.key()));
     } else if (mutation instanceof Mutation.PutPointer put) {
-      writes.put(pointers, Keys.pointer(put.kind(), put.key()), Keys.job(put.job()));
+      writes.put(pointersId, Keys.pointer(put.kind(), put.key()), Keys.job(put.job()));
     } else if (mutation instanceof Mutation.DeletePointer delete) {
-      writes.delete(pointers, Keys.pointer(delete.kind(), delete.key()));
+      writes.delete(pointersId, Keys.pointer(delete.kind(), delete.key()));
     } else if (mutation instanceof Mutation.PutCronGroup put) {
-      writes.put(crons, Keys.budget(put.name()), put.record());
+      writes.put(cronsId, Keys.budget(put.name()), put.record());
     } else if (mutation instanceof Mutation.DeleteCronGroup delete) {
-      writes.delete(crons, Keys.budget(delete.name()));
+      writes.delete(cronsId, Keys.budget(delete.name()));
     }
   }
 
