@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Sends one request in the configured format and decodes the answer, turning error statuses into
@@ -64,6 +66,34 @@ final class HttpTransport {
 
   /** Sends without judging the status, for the few endpoints with a meaningful error body. */
   Reply exchange(String method, String pathAndQuery, Object body) {
+    try {
+      return reply(http.send(build(method, pathAndQuery, body),
+          HttpResponse.BodyHandlers.ofByteArray()));
+    } catch (IOException e) {
+      throw new ConnectionException(method + " " + pathAndQuery, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectionException(method + " " + pathAndQuery, e);
+    }
+  }
+
+  /**
+   * Like {@link #exchange}, without blocking a thread for the answer: it completes on the HTTP
+   * client's own thread, or exceptionally with a {@link ConnectionException}.
+   */
+  CompletableFuture<Reply> exchangeAsync(String method, String pathAndQuery, Object body) {
+    return http.sendAsync(build(method, pathAndQuery, body),
+            HttpResponse.BodyHandlers.ofByteArray())
+        .handle((response, error) -> {
+          if (error != null) {
+            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
+            throw new ConnectionException(method + " " + pathAndQuery, cause);
+          }
+          return reply(response);
+        });
+  }
+
+  private HttpRequest build(String method, String pathAndQuery, Object body) {
     HttpRequest.Builder request = request(pathAndQuery)
         .header("Accept", format.mediaType())
         .timeout(requestTimeout);
@@ -73,17 +103,12 @@ final class HttpTransport {
       request.header("Content-Type", format.mediaType())
           .method(method, HttpRequest.BodyPublishers.ofByteArray(codec.encode(format, body)));
     }
-    try {
-      HttpResponse<byte[]> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-      return new Reply(response.statusCode(),
-          response.headers().firstValue("Content-Type").orElse(null), response.body());
-    } catch (IOException e) {
-      throw new ConnectionException(method + " " + pathAndQuery, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException(method + " " + pathAndQuery, e);
-    }
+    return request.build();
+  }
+
+  private static Reply reply(HttpResponse<byte[]> response) {
+    return new Reply(response.statusCode(),
+        response.headers().firstValue("Content-Type").orElse(null), response.body());
   }
 
   /**

@@ -14,21 +14,16 @@ final class JobRunner {
   private final AckBatcher acks;
   private final JobsApi jobs;
   private final BooleanSupplier abandoned;
-  private final BooleanSupplier finishedLast;
 
   /**
    * @param abandoned true once shutdown gave up waiting for handlers: their jobs are left for the
    *     server to requeue, so an interrupted handler's exception is not reported as a failure
-   * @param finishedLast called once per job as its handler returns; true when no other job is
-   *     queued or running, so waiting acks cannot grow and go out at once
    */
-  JobRunner(HandlerRegistry handlers, AckBatcher acks, JobsApi jobs, BooleanSupplier abandoned,
-      BooleanSupplier finishedLast) {
+  JobRunner(HandlerRegistry handlers, AckBatcher acks, JobsApi jobs, BooleanSupplier abandoned) {
     this.handlers = handlers;
     this.acks = acks;
     this.jobs = jobs;
     this.abandoned = abandoned;
-    this.finishedLast = finishedLast;
   }
 
   /** Never throws; {@code settled} runs once the outcome has reached the server (or was lost). */
@@ -36,7 +31,6 @@ final class JobRunner {
     try {
       handlers.handle(job);
     } catch (Throwable error) {
-      finishedLast.getAsBoolean();
       try {
         if (!abandoned.getAsBoolean()) {
           reportFailure(job, error);
@@ -49,7 +43,10 @@ final class JobRunner {
       }
       return;
     }
-    acks.add(job.id(), settled, finishedLast.getAsBoolean());
+    // The job's slot is free as soon as it is done: the server sends nothing new for it before
+    // the ack reaches it, so waiting for the ack's answer too would only add a round trip.
+    settled.run();
+    acks.add(job.id());
   }
 
   private void reportFailure(Job job, Throwable error) {

@@ -18,12 +18,15 @@ import java.net.http.HttpResponse;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
 /** The job endpoints: enqueue, read, query, change and delete jobs, and the worker protocol. */
 public final class JobsApi {
+  private static final String ACK_PATH = "/jobs/success";
+
   private final HttpTransport transport;
 
   JobsApi(HttpTransport transport) {
@@ -139,17 +142,25 @@ public final class JobsApi {
    * that were not (already finished, requeued or deleted).
    */
   public List<String> ackAll(Collection<String> ids) {
-    String path = "/jobs/success";
-    HttpTransport.Reply reply = transport.exchange("POST", path, new WireBodies.Ids(ids));
+    return notFound(transport.exchange("POST", ACK_PATH, new WireBodies.Ids(ids)));
+  }
+
+  /** {@link #ackAll} without blocking: completes on the HTTP client's thread. */
+  CompletableFuture<List<String>> ackAllAsync(Collection<String> ids) {
+    return transport.exchangeAsync("POST", ACK_PATH, new WireBodies.Ids(ids))
+        .thenApply(this::notFound);
+  }
+
+  private List<String> notFound(HttpTransport.Reply reply) {
     if (reply.status() == 422) {
       JavaType type = TypeFactory.defaultInstance().constructType(WireBodies.NotFound.class);
-      WireBodies.NotFound notFound = transport.decode("POST", path, reply, type);
+      WireBodies.NotFound notFound = transport.decode("POST", ACK_PATH, reply, type);
       if (notFound.notFound() != null) {
         return notFound.notFound();
       }
     }
     if (!reply.ok()) {
-      throw transport.failure("POST", path, reply);
+      throw transport.failure("POST", ACK_PATH, reply);
     }
     return List.of();
   }

@@ -35,8 +35,6 @@ public final class Worker implements AutoCloseable {
   private final Settings settings;
   private final HandlerRegistry handlers;
   private final Semaphore permits;
-  /** Jobs handed to a handler thread and not finished yet (queued or running). */
-  private final AtomicInteger working = new AtomicInteger();
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicBoolean abandoned = new AtomicBoolean();
@@ -80,9 +78,8 @@ public final class Worker implements AutoCloseable {
     }
     threads = HandlerThreads.pool(settings.concurrency, name + "-handler-");
     acks = new AckBatcher(client.jobs(), settings.effectiveAckBatchSize(), settings.ackInterval,
-        name + "-acks");
-    runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get,
-        () -> working.decrementAndGet() == 0);
+        name + "-acks", settings.prefetch, this::heldJobs);
+    runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get);
     takeLoop = new TakeLoop(client.jobs(), settings.queues, settings.prefetch, settings.workerId,
         permits, this::dispatch, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
         stopping::get);
@@ -107,18 +104,15 @@ public final class Worker implements AutoCloseable {
   }
 
   private void dispatch(Job job) {
-    working.incrementAndGet();
     try {
       threads.execute(() -> {
         if (stopping.get()) {
-          working.decrementAndGet();
           permits.release(); // not started: the server requeues it when the stream closes
           return;
         }
         runner.run(job, permits::release);
       });
     } catch (RejectedExecutionException e) {
-      working.decrementAndGet();
       permits.release();
     }
   }
@@ -175,9 +169,10 @@ public final class Worker implements AutoCloseable {
       Duration reconnectMax, Duration idleTimeout, Duration shutdownTimeout, String workerId) {
 
     /**
-     * At most half the prefetch: acks waiting in a batch still occupy prefetch slots, so one half
-     * can be on its way while the other fills. A batch also goes out early whenever the worker
-     * has nothing else in hand.
+     * At most half the prefetch: jobs whose ack waits in a batch still occupy the server's
+     * prefetch window, so one half can be on its way while the other fills. A batch also goes out
+     * at once when the waiting acks fill the window with the jobs in hand, since the server then
+     * sends nothing until acks arrive.
      */
     int effectiveAckBatchSize() {
       return Math.max(1, Math.min(ackBatchSize, prefetch / 2));
