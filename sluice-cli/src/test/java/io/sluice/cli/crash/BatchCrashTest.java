@@ -9,12 +9,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,31 +23,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BatchCrashTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
-  private static final int SIGKILL_STATUS = 137;
   private static final String FOLD_ITEMS = "{items: ($existing.items + $new.items)}";
   private static final String WHEN_UP_TO_3 =
       "($existing.items | length) + ($new.items | length) <= 3";
 
   @TempDir Path tmp;
 
-  private final List<SluiceProcess> started = new ArrayList<>();
-  private final List<TakeReader> readers = new ArrayList<>();
-  private int starts;
+  @RegisterExtension final CrashServers servers = new CrashServers();
 
-  @AfterEach
-  void killEverything() throws Exception {
-    for (TakeReader reader : readers) {
-      reader.close();
-    }
-    for (SluiceProcess server : started) {
-      server.forceStop();
-    }
-    for (SluiceProcess server : started) {
-      System.out.println("----- server pid " + server.pid() + " output -----");
-      System.out.println(server.output());
-    }
-  }
 
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -76,7 +58,7 @@ class BatchCrashTest {
     assertThat(successor).isNotEqualTo(sealed);
     assertThat(payload(first, open)).isEqualTo(items(1, 2, 3, 4));
 
-    assertThat(first.sigkill()).isEqualTo(SIGKILL_STATUS);
+    assertThat(first.sigkill()).isEqualTo(CrashServers.SIGKILL_STATUS);
 
     // After the restart: the same jobs keep folding, with the pre-crash payloads.
     SluiceProcess second = start(root);
@@ -94,8 +76,7 @@ class BatchCrashTest {
         .isEqualTo(items(10, 11, 12));
 
     // A worker receives the whole folded payload once.
-    TakeReader stream = new TakeReader(second, "queue=open&prefetch=0");
-    readers.add(stream);
+    TakeReader stream = servers.take(second, "queue=open&prefetch=0");
     assertThat(stream.status(Duration.ofSeconds(10))).isEqualTo(200);
     List<JsonNode> delivered = stream.take(1, Duration.ofSeconds(10));
     assertThat(delivered).hasSize(1);
@@ -107,10 +88,7 @@ class BatchCrashTest {
   // ---------------------------------------------------------------------------------------------
 
   private SluiceProcess start(Path root) throws Exception {
-    Path log = tmp.resolve("server-" + (++starts) + ".log");
-    SluiceProcess server = SluiceProcess.start(root, log, HEALTH_TIMEOUT);
-    started.add(server);
-    return server;
+    return servers.start(root, tmp);
   }
 
   private static String job(String queue, String key, String when, int... items) {

@@ -24,9 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CrashRecoveryTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
   private static final String QUEUE = "crash";
   private static final int PHASE1_JOBS = 20;
   private static final int PHASE1_IN_FLIGHT = 10;
@@ -44,28 +43,11 @@ class CrashRecoveryTest {
   private static final int BULK_SIZE = 50;
   private static final int BULK_EVERY = 20;
   private static final long LOAD_MILLIS = 1_500;
-  /** Exit status Java reports for a process ended by SIGKILL (128 + 9). */
-  private static final int SIGKILL_STATUS = 137;
 
   @TempDir Path tmp;
 
-  private final List<SluiceProcess> started = new ArrayList<>();
-  private final List<TakeReader> readers = new ArrayList<>();
-  private int starts;
+  @RegisterExtension final CrashServers servers = new CrashServers();
 
-  @AfterEach
-  void killEverything() throws Exception {
-    for (SluiceProcess server : started) {
-      server.forceStop();
-    }
-    for (TakeReader reader : readers) {
-      reader.close();
-    }
-    for (SluiceProcess server : started) {
-      System.out.println("----- server pid " + server.pid() + " output -----");
-      System.out.println(server.output());
-    }
-  }
 
   @Test
   @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -94,7 +76,7 @@ class CrashRecoveryTest {
     for (String id : inFlight) {
       assertThat(status(first, id)).isEqualTo("in_flight");
     }
-    assertThat(first.sigkill()).isEqualTo(SIGKILL_STATUS);
+    assertThat(first.sigkill()).isEqualTo(CrashServers.SIGKILL_STATUS);
     assertThat(stream.awaitEnd(Duration.ofSeconds(10))).as("stream ends when the server dies")
         .isTrue();
 
@@ -111,7 +93,7 @@ class CrashRecoveryTest {
         load.acked.size(), load.unackedNs.size(), load.inProgressAtKill);
     assertThat(load.unexpected).as("responses other than 201 during the load").isEmpty();
     assertThat(load.acked).as("the load produced acknowledged enqueues").isNotEmpty();
-    assertThat(load.exitStatus).isEqualTo(SIGKILL_STATUS);
+    assertThat(load.exitStatus).isEqualTo(CrashServers.SIGKILL_STATUS);
     for (Map.Entry<String, Long> entry : load.acked.entrySet()) {
       assertThat(known.put(entry.getKey(), entry.getValue())).as("ids are unique").isNull();
     }
@@ -190,16 +172,11 @@ class CrashRecoveryTest {
   // ---------------------------------------------------------------------------------------------
 
   private SluiceProcess start(Path root) throws Exception {
-    Path log = tmp.resolve("server-" + (++starts) + ".log");
-    SluiceProcess server = SluiceProcess.start(root, log, HEALTH_TIMEOUT);
-    started.add(server);
-    return server;
+    return servers.start(root, tmp);
   }
 
   private TakeReader openTake(SluiceProcess server, String query) {
-    TakeReader reader = new TakeReader(server, query);
-    readers.add(reader);
-    return reader;
+    return servers.take(server, query);
   }
 
   private static String jobJson(long n) {

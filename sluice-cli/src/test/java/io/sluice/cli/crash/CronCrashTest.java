@@ -14,9 +14,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -26,26 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CronCrashTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration WAIT = Duration.ofSeconds(15);
-  private static final int SIGKILL_STATUS = 137;
   private static final String QUEUE = "cron-crash";
 
   @TempDir Path tmp;
 
-  private final List<SluiceProcess> started = new ArrayList<>();
-  private int starts;
+  @RegisterExtension final CrashServers servers = new CrashServers();
 
-  @AfterEach
-  void killEverything() {
-    for (SluiceProcess server : started) {
-      server.forceStop();
-    }
-    for (SluiceProcess server : started) {
-      System.out.println("----- server pid " + server.pid() + " output -----");
-      System.out.println(server.output());
-    }
-  }
 
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -59,7 +46,7 @@ class CronCrashTest {
     awaitJobs(first, 2);
 
     long killedAtMs = System.currentTimeMillis();
-    assertThat(first.sigkill()).isEqualTo(SIGKILL_STATUS);
+    assertThat(first.sigkill()).isEqualTo(CrashServers.SIGKILL_STATUS);
     Thread.sleep(1_500); // at least one occurrence falls due while the server is down
     SluiceProcess second = start(root);
     long upAtMs = System.currentTimeMillis();
@@ -80,10 +67,7 @@ class CronCrashTest {
   }
 
   private SluiceProcess start(Path root) throws Exception {
-    Path log = tmp.resolve("server-" + (++starts) + ".log");
-    SluiceProcess server = SluiceProcess.start(root, log, HEALTH_TIMEOUT);
-    started.add(server);
-    return server;
+    return servers.start(root, tmp);
   }
 
   private static HttpResponse<String> put(SluiceProcess server, String path, String json)

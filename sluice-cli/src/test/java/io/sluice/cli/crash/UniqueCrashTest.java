@@ -9,12 +9,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,29 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UniqueCrashTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration HEALTH_TIMEOUT = Duration.ofSeconds(30);
-  private static final int SIGKILL_STATUS = 137;
   private static final long RETAIN_MS = 600_000;
 
   @TempDir Path tmp;
 
-  private final List<SluiceProcess> started = new ArrayList<>();
-  private final List<TakeReader> readers = new ArrayList<>();
-  private int starts;
+  @RegisterExtension final CrashServers servers = new CrashServers();
 
-  @AfterEach
-  void killEverything() throws Exception {
-    for (SluiceProcess server : started) {
-      server.forceStop();
-    }
-    for (TakeReader reader : readers) {
-      reader.close();
-    }
-    for (SluiceProcess server : started) {
-      System.out.println("----- server pid " + server.pid() + " output -----");
-      System.out.println(server.output());
-    }
-  }
 
   @Test
   @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -77,7 +59,7 @@ class UniqueCrashTest {
 
     // Sanity before the crash.
     assertDuplicate(first, job("x", "k-done-exists", "exists", null), doneExists, "completed");
-    assertThat(first.sigkill()).isEqualTo(SIGKILL_STATUS);
+    assertThat(first.sigkill()).isEqualTo(CrashServers.SIGKILL_STATUS);
     assertThat(flight.awaitEnd(Duration.ofSeconds(10))).isTrue();
 
     SluiceProcess second = start(root);
@@ -120,16 +102,11 @@ class UniqueCrashTest {
   // ---------------------------------------------------------------------------------------------
 
   private SluiceProcess start(Path root) throws Exception {
-    Path log = tmp.resolve("server-" + (++starts) + ".log");
-    SluiceProcess server = SluiceProcess.start(root, log, HEALTH_TIMEOUT);
-    started.add(server);
-    return server;
+    return servers.start(root, tmp);
   }
 
   private TakeReader openTake(SluiceProcess server, String query) {
-    TakeReader reader = new TakeReader(server, query);
-    readers.add(reader);
-    return reader;
+    return servers.take(server, query);
   }
 
   private static String job(String queue, String key, String scope, Long completedRetentionMs) {
