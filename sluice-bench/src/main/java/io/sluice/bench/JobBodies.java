@@ -1,7 +1,6 @@
 package io.sluice.bench;
 
 import io.vertx.core.buffer.Buffer;
-import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntFunction;
@@ -59,28 +58,10 @@ final class JobBodies {
     return bodies;
   }
 
-  /**
-   * The same bodies as {@link #bulk}, each built when it is asked for. For enqueues too large to
-   * hold in memory up front (parking a million jobs), where building is not being measured.
-   */
+  /** The same bodies as {@link #bulk}, each built when it is asked for (see LazyBatches). */
   List<Buffer> lazyBulk(int jobs, int batchSize) {
-    int count = batches(jobs, batchSize);
-    return new AbstractList<>() {
-      @Override
-      public Buffer get(int index) {
-        if (index < 0 || index >= count) {
-          throw new IndexOutOfBoundsException(index);
-        }
-        int first = index * batchSize;
-        return bulkBody(new StringBuilder(batchSize * (payloadBytes + 64) + 16), first,
-            Math.min(jobs, first + batchSize));
-      }
-
-      @Override
-      public int size() {
-        return count;
-      }
-    };
+    return LazyBatches.of(jobs, batchSize, (first, end) -> bulkBody(
+        new StringBuilder(batchSize * (payloadBytes + 64) + 16), first, end));
   }
 
   private Buffer bulkBody(StringBuilder sb, int first, int end) {
@@ -117,11 +98,7 @@ final class JobBodies {
   void appendPayload(StringBuilder sb, int seq) {
     int start = sb.length();
     sb.append("{\"seq\":").append(seq).append(",\"nonce\":\"").append(nonce).append("\",\"pad\":\"");
-    // 2 bytes for the closing quote and brace; pad may be empty if the caller asks for tiny payloads.
-    int pad = payloadBytes - (sb.length() - start) - 2;
-    for (int i = 0; i < pad; i++) {
-      sb.append('x');
-    }
+    LazyBatches.pad(sb, start, payloadBytes);
     sb.append("\"}");
   }
 }

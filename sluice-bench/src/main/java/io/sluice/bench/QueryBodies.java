@@ -1,7 +1,6 @@
 package io.sluice.bench;
 
 import io.vertx.core.buffer.Buffer;
-import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -63,23 +62,7 @@ final class QueryBodies {
   }
 
   List<Buffer> lazyBulk(int batchSize) {
-    int total = total();
-    int count = (total + batchSize - 1) / batchSize;
-    return new AbstractList<>() {
-      @Override
-      public Buffer get(int index) {
-        if (index < 0 || index >= count) {
-          throw new IndexOutOfBoundsException(index);
-        }
-        int first = index * batchSize;
-        return body(first, Math.min(total, first + batchSize));
-      }
-
-      @Override
-      public int size() {
-        return count;
-      }
-    };
+    return LazyBatches.of(total(), batchSize, this::body);
   }
 
   /** One {@code POST /jobs/bulk} body for positions [first, end). */
@@ -107,11 +90,7 @@ final class QueryBodies {
     sb.append("{\"type\":\"").append(type).append("\",\"queue\":\"").append(queue).append("\",\"payload\":");
     int start = sb.length();
     sb.append("{\"seq\":").append(seq).append(",\"kind\":\"").append(kind).append("\",\"pad\":\"");
-    // 2 bytes for the closing quote and brace; no padding if the caller asks for tiny payloads.
-    int pad = payloadBytes - (sb.length() - start) - 2;
-    for (int i = 0; i < pad; i++) {
-      sb.append('x');
-    }
+    LazyBatches.pad(sb, start, payloadBytes);
     sb.append("\"}}");
   }
 
