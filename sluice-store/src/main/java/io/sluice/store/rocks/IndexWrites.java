@@ -25,6 +25,9 @@ final class IndexWrites {
   /** {@code index} is the id of the index column family. */
   static void replace(BatchBuilder writes, int index, byte[] jobKey,
       IndexEntry from, IndexEntry to) {
+    if (from == to) {
+      return; // the common rewrite of a job whose queue, type and status class stay put
+    }
     String oldQueue = from == null ? null : from.queue();
     String newQueue = to == null ? null : to.queue();
     if (!Objects.equals(oldQueue, newQueue)) {

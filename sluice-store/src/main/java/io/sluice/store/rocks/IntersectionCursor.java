@@ -8,20 +8,10 @@ import java.util.List;
  * furthest key seen (a leapfrog join), so the walk costs about as much as the most selective
  * cursor, whichever it is.
  */
-final class IntersectionCursor implements IdCursor {
-  private final List<IdCursor> parts;
-  private final boolean descending;
-  private byte[] current;
-
+final class IntersectionCursor extends CompositeCursor {
   IntersectionCursor(List<IdCursor> parts, boolean descending) {
-    this.parts = parts;
-    this.descending = descending;
-    align();
-  }
-
-  @Override
-  public byte[] current() {
-    return current;
+    super(parts, descending);
+    settle();
   }
 
   @Override
@@ -30,18 +20,11 @@ final class IntersectionCursor implements IdCursor {
       return;
     }
     parts.get(0).next();
-    align();
+    settle();
   }
 
   @Override
-  public void seek(byte[] target) {
-    for (IdCursor part : parts) {
-      part.seek(target);
-    }
-    align();
-  }
-
-  private void align() {
+  protected void settle() {
     while (true) {
       byte[] furthest = null;
       for (IdCursor part : parts) {
@@ -66,10 +49,5 @@ final class IntersectionCursor implements IdCursor {
         return;
       }
     }
-  }
-
-  @Override
-  public void close() {
-    parts.forEach(IdCursor::close);
   }
 }

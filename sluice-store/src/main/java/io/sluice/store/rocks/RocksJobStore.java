@@ -144,7 +144,8 @@ public final class RocksJobStore implements JobStore {
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
       writes.put(jobsId, key, RecordCodec.encodeJob(put.job()));
-      IndexWrites.replace(writes, indexId, key, put.previous(), IndexEntry.of(put.job()));
+      IndexWrites.replace(writes, indexId, key, put.previous(),
+          IndexEntry.of(put.job(), put.previous()));
     } else if (mutation instanceof Mutation.PutPayload put) {
       writes.put(payloadsId, Keys.job(put.id()), put.payload());
     } else if (mutation instanceof Mutation.PutError put) {

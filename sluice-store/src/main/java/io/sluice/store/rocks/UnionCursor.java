@@ -4,20 +4,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /** The job keys found in any of several cursors, each once. */
-final class UnionCursor implements IdCursor {
-  private final List<IdCursor> parts;
-  private final boolean descending;
-  private byte[] current;
-
+final class UnionCursor extends CompositeCursor {
   UnionCursor(List<IdCursor> parts, boolean descending) {
-    this.parts = parts;
-    this.descending = descending;
-    pick();
-  }
-
-  @Override
-  public byte[] current() {
-    return current;
+    super(parts, descending);
+    settle();
   }
 
   @Override
@@ -30,18 +20,11 @@ final class UnionCursor implements IdCursor {
         part.next();
       }
     }
-    pick();
+    settle();
   }
 
   @Override
-  public void seek(byte[] target) {
-    for (IdCursor part : parts) {
-      part.seek(target);
-    }
-    pick();
-  }
-
-  private void pick() {
+  protected void settle() {
     byte[] first = null;
     for (IdCursor part : parts) {
       byte[] key = part.current();
@@ -50,10 +33,5 @@ final class UnionCursor implements IdCursor {
       }
     }
     current = first;
-  }
-
-  @Override
-  public void close() {
-    parts.forEach(IdCursor::close);
   }
 }
