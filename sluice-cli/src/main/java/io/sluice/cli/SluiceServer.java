@@ -40,7 +40,7 @@ public final class SluiceServer implements AutoCloseable {
     EngineLoop loop = null;
     try {
       JobIdGenerator jobIds = new JobIdGenerator();
-      Engine engine = new Engine(engineConfig, new JqBatchExpressions(), jobIds);
+      Engine engine = new Engine(engineConfig, JqBatchExpressions.SHARED, jobIds);
       long recoveredAtMs = clock.millis();
       AtomicInteger recovered = new AtomicInteger();
       store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));

@@ -71,10 +71,7 @@ final class BatchPlan {
 
   private static Slot openSlot(OpenBatches open, String key) {
     Job job = open.openFor(key);
-    if (job == null || job.payload() == null) {
-      return null;
-    }
-    return new Slot(new OpenJob(job), job.batch(), job.payload());
+    return job == null ? null : new Slot(new OpenJob(job), job.batch(), job.payload());
   }
 
   /** The job request {@code index} folds into, or null if it creates a job. */

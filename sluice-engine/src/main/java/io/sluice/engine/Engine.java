@@ -212,9 +212,8 @@ public final class Engine {
 
   /** Loads a stored open-batch pointer and that job's payload at start-up, after the jobs. */
   public void recoverOpenBatch(String key, JobId jobId, byte[] payload) {
-    Job job = jobs.get(jobId);
-    openBatches.recover(key, payload == null ? null : job);
-    if (job != null && payload != null && openBatches.openFor(key) == job) {
+    Job job = payload == null ? null : jobs.get(jobId);
+    if (openBatches.recover(key, job)) {
       pinPayload(job, payload);
     }
   }

@@ -51,13 +51,14 @@ final class OpenBatches {
     }
   }
 
-  /** Start-up: a stored pointer stays open only while its job is ready. */
-  void recover(String key, Job job) {
+  /** Start-up: a stored pointer stays open only while its job is ready; true if it does. */
+  boolean recover(String key, Job job) {
     if (job != null && job.batch() != null && job.batch().key().equals(key)
         && job.status() == JobStatus.READY) {
       open.put(key, job);
-    } else {
-      writes.accept(new Mutation.DeletePointer(Mutation.Pointer.OPEN_BATCH, key));
+      return true;
     }
+    writes.accept(new Mutation.DeletePointer(Mutation.Pointer.OPEN_BATCH, key));
+    return false;
   }
 }

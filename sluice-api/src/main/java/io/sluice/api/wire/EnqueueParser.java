@@ -34,7 +34,6 @@ public final class EnqueueParser {
   private static final long U32_MAX = 0xFFFFFFFFL;
   private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
   private static final JsonFactory PAYLOAD_JSON = new JsonFactory();
-  private static final JqBatchExpressions BATCH_EXPRESSIONS = new JqBatchExpressions();
 
   private final Format format;
   private final Fields fields;
@@ -145,7 +144,7 @@ public final class EnqueueParser {
           + "\" (expected \"queued\", \"active\", or \"exists\")");
     }
     if (batch != null) {
-      BATCH_EXPRESSIONS.check(batch, payload);
+      JqBatchExpressions.SHARED.check(batch, payload);
     }
     UniqueKey unique = uniqueKey == null ? null : new UniqueKey(uniqueKey,
         uniqueWhile == null ? UniqueKey.Scope.QUEUED : UniqueKey.Scope.fromWireName(uniqueWhile));

@@ -25,6 +25,11 @@ import net.thisptr.jackson.jq.exception.JsonQueryException;
 public final class JqBatchExpressions implements BatchExpressions {
   private static final Scope ROOT = rootScope();
   private static final int MAX_CACHED = 1024;
+  /**
+   * The evaluator of this server: enqueue-time checks and the engine's folds run the same
+   * expressions, so they share one cache of compiled ones.
+   */
+  public static final JqBatchExpressions SHARED = new JqBatchExpressions();
 
   private final Map<String, JsonQuery> compiled = new ConcurrentHashMap<>();
 
