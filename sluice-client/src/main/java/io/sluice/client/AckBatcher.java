@@ -3,10 +3,6 @@ package io.sluice.client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,14 +14,17 @@ import org.slf4j.LoggerFactory;
  * Collects successful job ids and sends them in {@code POST /jobs/success} calls, as soon as
  * {@code batchSize} are waiting, the waiting acks and the jobs in hand fill the server's
  * prefetch window (it sends nothing more until acks arrive), or the oldest has waited
- * {@code maxDelay}. Up to {@link #CONCURRENT_SENDS} calls are in flight at once, so that jobs
- * finishing during one round trip need not wait for it.
+ * {@code maxDelay}. {@link #SENDERS} threads send, so that jobs finishing during one round trip
+ * need not wait for it.
+ *
+ * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. Not the
+ * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which on
+ * machines of one or two cores starts a new thread per task, a cost paid on every ack.
  */
 final class AckBatcher {
   private static final Logger LOG = LoggerFactory.getLogger(AckBatcher.class);
   private static final int SEND_ATTEMPTS = 5;
-  static final int CONCURRENT_SENDS = 4;
-
+  static final int SENDERS = 2;
 
   private final JobsApi jobs;
   private final int window;
@@ -35,13 +34,11 @@ final class AckBatcher {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final List<String> pending = new ArrayList<>();
-  private final Thread flusher;
-  private final Semaphore sendSlots = new Semaphore(CONCURRENT_SENDS);
+  private final List<Thread> senders = new ArrayList<>();
   private long oldestNanos;
   private boolean closing;
   private boolean flushNow;
-  /** Also read by the HTTP client's thread, deciding whether a failed send is retried. */
-  private volatile boolean closed;
+  private boolean closed;
 
   /**
    * @param window the server's prefetch window
@@ -54,12 +51,15 @@ final class AckBatcher {
     this.maxDelayNanos = maxDelay.toNanos();
     this.window = window;
     this.heldJobs = heldJobs;
-    this.flusher = new Thread(this::flushLoop, threadName);
-    this.flusher.setDaemon(true);
+    for (int i = 0; i < SENDERS; i++) {
+      Thread sender = new Thread(this::sendLoop, threadName + "-" + i);
+      sender.setDaemon(true);
+      senders.add(sender);
+    }
   }
 
   void start() {
-    flusher.start();
+    senders.forEach(Thread::start);
   }
 
   void add(String id) {
@@ -87,29 +87,27 @@ final class AckBatcher {
     lock.lock();
     try {
       closing = true;
-      changed.signal();
+      changed.signalAll();
     } finally {
       lock.unlock();
     }
-    flusher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
-    if (flusher.isAlive()) {
-      flusher.interrupt();
-      flusher.join();
+    for (Thread sender : senders) {
+      sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+    }
+    for (Thread sender : senders) {
+      if (sender.isAlive()) {
+        sender.interrupt();
+        sender.join();
+      }
     }
   }
 
-  private void flushLoop() {
-    try {
-      while (true) {
-        sendSlots.acquire();
-        List<String> batch = nextBatch();
-        if (batch == null) {
-          sendSlots.release();
-          break;
-        }
-        send(batch, 1);
+  private void sendLoop() {
+    try (AckChannel channel = jobs.ackChannel()) {
+      List<String> batch;
+      while ((batch = nextBatch()) != null) {
+        send(channel, batch);
       }
-      sendSlots.acquire(CONCURRENT_SENDS); // the last sends have been answered
     } catch (InterruptedException e) {
       dropRemaining();
     }
@@ -119,19 +117,23 @@ final class AckBatcher {
   private List<String> nextBatch() throws InterruptedException {
     lock.lock();
     try {
-      while (pending.isEmpty() && !closing) {
-        changed.await();
-      }
-      while (!closing && !flushNow && pending.size() < batchSize) {
+      while (true) {
+        if (pending.isEmpty()) {
+          if (closing) {
+            closed = true;
+            return null;
+          }
+          changed.await();
+          continue; // another sender may have taken what woke this one
+        }
+        if (closing || flushNow || pending.size() >= batchSize) {
+          break;
+        }
         long wait = oldestNanos + maxDelayNanos - System.nanoTime();
         if (wait <= 0) {
           break;
         }
         changed.awaitNanos(wait);
-      }
-      if (pending.isEmpty()) {
-        closed = true;
-        return null;
       }
       List<String> batch = new ArrayList<>(pending);
       pending.clear();
@@ -142,29 +144,41 @@ final class AckBatcher {
     }
   }
 
-  /**
-   * Sends one batch without blocking this thread; the answer, on the HTTP client's thread, frees
-   * the send slot, or schedules the next attempt after a transport or server error.
-   */
-  private void send(List<String> ids, int attempt) {
-    jobs.ackAllAsync(ids).whenComplete((notFound, error) -> {
-      Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-      if (cause == null) {
+  /** Sends one batch, retrying transport and server errors with backoff. */
+  private void send(AckChannel channel, List<String> ids) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        List<String> notFound = channel.ackAll(ids);
         if (!notFound.isEmpty()) {
           LOG.debug("{} acknowledged jobs were no longer in flight (requeued or deleted): {}",
               notFound.size(), notFound);
         }
-      } else if ((cause instanceof ConnectionException || cause instanceof ServerException)
-          && attempt < SEND_ATTEMPTS && !closed) {
-        Executor later = CompletableFuture.delayedExecutor(50L << attempt, TimeUnit.MILLISECONDS);
-        later.execute(() -> send(ids, attempt + 1));
         return;
-      } else {
-        // The server requeues these jobs when their stream drops; they will run again.
-        LOG.warn("could not acknowledge {} jobs: {}", ids.size(), cause.getMessage());
+      } catch (ConnectionException | ServerException e) {
+        if (attempt >= SEND_ATTEMPTS || isClosed()) {
+          giveUp(ids, e);
+          return;
+        }
+        Thread.sleep(50L << attempt);
+      } catch (SluiceException e) {
+        giveUp(ids, e);
+        return;
       }
-      sendSlots.release();
-    });
+    }
+  }
+
+  private static void giveUp(List<String> ids, SluiceException cause) {
+    // The server requeues these jobs when their stream drops; they will run again.
+    LOG.warn("could not acknowledge {} jobs: {}", ids.size(), cause.getMessage());
+  }
+
+  private boolean isClosed() {
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private void dropRemaining() {
@@ -176,5 +190,4 @@ final class AckBatcher {
       lock.unlock();
     }
   }
-
 }

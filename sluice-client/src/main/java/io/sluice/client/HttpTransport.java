@@ -3,14 +3,11 @@ package io.sluice.client;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Sends one request in the configured format and decodes the answer, turning error statuses into
@@ -26,14 +23,18 @@ final class HttpTransport {
 
   private final HttpClient http;
   private final String baseUrl;
+  private final URI baseUri;
+  private final Duration connectTimeout;
   private final WireFormat format;
   private final Duration requestTimeout;
   private final WireCodec codec;
 
-  HttpTransport(HttpClient http, String baseUrl, WireFormat format, Duration requestTimeout,
-      WireCodec codec) {
+  HttpTransport(HttpClient http, String baseUrl, WireFormat format, Duration connectTimeout,
+      Duration requestTimeout, WireCodec codec) {
     this.http = http;
     this.baseUrl = baseUrl;
+    this.baseUri = URI.create(baseUrl);
+    this.connectTimeout = connectTimeout;
     this.format = format;
     this.requestTimeout = requestTimeout;
     this.codec = codec;
@@ -77,22 +78,6 @@ final class HttpTransport {
     }
   }
 
-  /**
-   * Like {@link #exchange}, without blocking a thread for the answer: it completes on the HTTP
-   * client's own thread, or exceptionally with a {@link ConnectionException}.
-   */
-  CompletableFuture<Reply> exchangeAsync(String method, String pathAndQuery, Object body) {
-    return http.sendAsync(build(method, pathAndQuery, body),
-            HttpResponse.BodyHandlers.ofByteArray())
-        .handle((response, error) -> {
-          if (error != null) {
-            Throwable cause = error instanceof CompletionException ? error.getCause() : error;
-            throw new ConnectionException(method + " " + pathAndQuery, cause);
-          }
-          return reply(response);
-        });
-  }
-
   private HttpRequest build(String method, String pathAndQuery, Object body) {
     HttpRequest.Builder request = request(pathAndQuery)
         .header("Accept", format.mediaType())
@@ -112,34 +97,19 @@ final class HttpTransport {
   }
 
   /**
-   * Opens a streaming GET; the caller reads and closes the body. Only the wait for the response
-   * headers is bounded by the request timeout.
+   * A new HTTP/1.1 connection of the worker transport (see {@link Http1Connection}), for
+   * requests that stream or repeat at a high rate; {@code what} names the request in errors.
    */
-  HttpResponse<InputStream> openStream(String pathAndQuery, String accept, String workerId) {
-    HttpRequest.Builder request = request(pathAndQuery)
-        .header("Accept", accept)
-        .timeout(requestTimeout)
-        .GET();
-    if (workerId != null) {
-      request.header("Worker-Id", workerId);
-    }
-    String what = "GET " + pathAndQuery;
+  Http1Connection connect(String what) {
     try {
-      HttpResponse<InputStream> response =
-          http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
-      if (response.statusCode() != 200) {
-        try (InputStream body = response.body()) {
-          throw failure("GET", pathAndQuery, new Reply(response.statusCode(),
-              response.headers().firstValue("Content-Type").orElse(null), body.readAllBytes()));
-        }
-      }
-      return response;
+      return Http1Connection.open(baseUri, connectTimeout);
     } catch (IOException e) {
       throw new ConnectionException(what, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectionException(what, e);
     }
+  }
+
+  Duration requestTimeout() {
+    return requestTimeout;
   }
 
   <T> T decode(String method, String pathAndQuery, Reply reply, JavaType type) {

@@ -14,11 +14,10 @@ import io.sluice.client.model.JobPatch;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.Page;
 import java.io.InputStream;
-import java.net.http.HttpResponse;
+import java.io.IOException;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.Map;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
@@ -115,7 +114,8 @@ public final class JobsApi {
 
   /**
    * Opens {@code GET /jobs/take} on {@code queues} (empty: all queues) holding at most
-   * {@code prefetch} unfinished jobs (0: unlimited). {@code workerId} may be null.
+   * {@code prefetch} unfinished jobs (0: unlimited). {@code workerId} may be null. The stream has
+   * a connection of its own, always HTTP/1.1.
    */
   public TakeStream take(Collection<String> queues, int prefetch, String workerId) {
     Map<String, String> params = new LinkedHashMap<>();
@@ -123,13 +123,26 @@ public final class JobsApi {
       params.put("queue", String.join(",", queues));
     }
     params.put("prefetch", Integer.toString(prefetch));
-    WireFormat format = transport.format();
-    HttpResponse<InputStream> response = transport.openStream(
-        "/jobs/take" + query(params), format.streamMediaType(), workerId);
-    boolean msgpack = response.headers().firstValue("Content-Type")
-        .map(type -> type.contains("msgpack")).orElse(false);
-    return new TakeStream(response.body(), msgpack,
-        transport.codec().mapper(msgpack ? WireFormat.MSGPACK : WireFormat.JSON));
+    String target = "/jobs/take" + query(params);
+    Http1Connection connection = transport.connect("GET " + target);
+    try {
+      Http1Connection.Head head = connection.openStream(target,
+          transport.format().streamMediaType(), workerId, transport.requestTimeout());
+      InputStream body = connection.body(head);
+      String contentType = head.header("content-type");
+      if (head.status() != 200) {
+        HttpTransport.Reply reply =
+            new HttpTransport.Reply(head.status(), contentType, body.readAllBytes());
+        connection.close();
+        throw transport.failure("GET", target, reply);
+      }
+      boolean msgpack = contentType != null && contentType.contains("msgpack");
+      return new TakeStream(body, connection, msgpack,
+          transport.codec().mapper(msgpack ? WireFormat.MSGPACK : WireFormat.JSON));
+    } catch (IOException e) {
+      connection.close();
+      throw new ConnectionException("GET " + target, e);
+    }
   }
 
   /** {@code POST /jobs/{id}/success}. */
@@ -145,13 +158,12 @@ public final class JobsApi {
     return notFound(transport.exchange("POST", ACK_PATH, new WireBodies.Ids(ids)));
   }
 
-  /** {@link #ackAll} without blocking: completes on the HTTP client's thread. */
-  CompletableFuture<List<String>> ackAllAsync(Collection<String> ids) {
-    return transport.exchangeAsync("POST", ACK_PATH, new WireBodies.Ids(ids))
-        .thenApply(this::notFound);
+  /** A connection of the worker transport for {@link #ackAll}, for one thread's use. */
+  AckChannel ackChannel() {
+    return new AckChannel(transport, ACK_PATH, this::notFound);
   }
 
-  private List<String> notFound(HttpTransport.Reply reply) {
+  List<String> notFound(HttpTransport.Reply reply) {
     if (reply.status() == 422) {
       JavaType type = TypeFactory.defaultInstance().constructType(WireBodies.NotFound.class);
       WireBodies.NotFound notFound = transport.decode("POST", ACK_PATH, reply, type);

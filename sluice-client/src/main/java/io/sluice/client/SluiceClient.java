@@ -153,7 +153,8 @@ public final class SluiceClient {
           .executor(Runnable::run)
           .build();
       return new SluiceClient(
-          new HttpTransport(http, baseUrl, format, requestTimeout, new WireCodec()));
+          new HttpTransport(http, baseUrl, format, connectTimeout, requestTimeout,
+              new WireCodec()));
     }
   }
 }

@@ -12,17 +12,18 @@ import java.io.InputStream;
  * the ones still unfinished. One thread reads; any thread may close.
  */
 public final class TakeStream implements AutoCloseable {
-  private final InputStream body;
+  private final Http1Connection connection;
   private final FrameReader frames;
   private final ObjectMapper mapper;
   private volatile long waitingSinceNanos;
-  private volatile Thread reader;
+  private volatile boolean reading;
   private volatile boolean closed;
 
-  TakeStream(InputStream body, boolean msgpack, ObjectMapper mapper) {
-    BufferedInputStream buffered = new BufferedInputStream(body, 64 * 1024);
-    this.body = body;
-    this.frames = msgpack ? new MsgpackFrames(buffered) : new NdjsonFrames(buffered);
+  TakeStream(InputStream body, Http1Connection connection, boolean msgpack, ObjectMapper mapper) {
+    this.connection = connection;
+    this.frames = msgpack
+        ? new MsgpackFrames(new BufferedInputStream(body, 64 * 1024))
+        : new NdjsonFrames(body);
     this.mapper = mapper;
   }
 
@@ -32,7 +33,7 @@ public final class TakeStream implements AutoCloseable {
    */
   public Job next() {
     waitingSinceNanos = System.nanoTime();
-    reader = Thread.currentThread();
+    reading = true;
     try {
       while (!closed) {
         byte[] frame = frames.next();
@@ -51,7 +52,7 @@ public final class TakeStream implements AutoCloseable {
       }
       throw new ConnectionException("GET /jobs/take", e);
     } finally {
-      reader = null;
+      reading = false;
     }
   }
 
@@ -61,21 +62,13 @@ public final class TakeStream implements AutoCloseable {
    * default), so a long silence means the connection is dead.
    */
   public long idleNanos() {
-    return reader == null ? 0 : System.nanoTime() - waitingSinceNanos;
+    return !reading ? 0 : System.nanoTime() - waitingSinceNanos;
   }
 
+  /** Closes the connection, which also ends a {@link #next} blocked in another thread. */
   @Override
   public void close() {
     closed = true;
-    try {
-      body.close();
-    } catch (IOException e) {
-      // The connection is being abandoned either way.
-    }
-    // Closing the JDK client's body stream does not wake a read blocked on it; an interrupt does.
-    Thread blocked = reader;
-    if (blocked != null && blocked != Thread.currentThread()) {
-      blocked.interrupt();
-    }
+    connection.close();
   }
 }

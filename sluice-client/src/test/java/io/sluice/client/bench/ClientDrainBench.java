@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Client-side throughput against a running server: bulk-enqueues jobs with ~100-byte payloads
  * (batches of 1,000, 4 requests in flight), then drains them with 4 workers (prefetch 16, batched
- * acks). Arguments: server URL (default http://127.0.0.1:7890), job count (default 100000).
+ * acks). Like {@code sluice-bench}, a warm-up round of 20,000 jobs runs first, unmeasured, so
+ * both compare warm JVMs. Arguments: server URL (default http://127.0.0.1:7890), job count
+ * (default 100000), measured rounds (default 1).
  */
 public final class ClientDrainBench {
   private static final int BATCH = 1_000;
@@ -24,24 +26,40 @@ public final class ClientDrainBench {
   private static final int WORKERS = 4;
   private static final int PREFETCH = 16;
   private static final int CONCURRENCY = Integer.getInteger("concurrency", PREFETCH);
+  private static final int WARMUP_JOBS = 20_000;
 
   private ClientDrainBench() {}
 
   public static void main(String[] args) throws Exception {
     String url = args.length > 0 ? args[0] : "http://127.0.0.1:7890";
     int jobs = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
+    int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 1;
     SluiceClient client = SluiceClient.builder(url)
         .httpVersion(java.net.http.HttpClient.Version.valueOf(System.getProperty("http", "HTTP_1_1")))
         .build();
-    String queue = "client-bench-" + System.currentTimeMillis();
+    round(client, WARMUP_JOBS, "warm-up (not measured) ");
+    for (int i = 1; i <= rounds; i++) {
+      round(client, jobs, "round " + i + "/" + rounds + " ");
+    }
+  }
 
+  private static void round(SluiceClient client, int jobs, String label) throws Exception {
+    String queue = "client-bench-" + System.nanoTime();
     long enqueueNanos = enqueue(client, queue, jobs);
-    System.out.printf("enqueue: %d jobs in %.2f s = %.0f jobs/s%n",
+    System.out.printf(label + "enqueue: %d jobs in %.2f s = %.0f jobs/s%n",
         jobs, enqueueNanos / 1e9, jobs / (enqueueNanos / 1e9));
 
+    long cpuBefore = processCpuNanos();
     long drainNanos = drain(client, queue, jobs);
-    System.out.printf("drain:   %d jobs in %.2f s = %.0f jobs/s (%d workers, prefetch %d)%n",
-        jobs, drainNanos / 1e9, jobs / (drainNanos / 1e9), WORKERS, PREFETCH);
+    double cpuPercent = 100.0 * (processCpuNanos() - cpuBefore) / drainNanos;
+    System.out.printf(label + "drain:   %d jobs in %.2f s = %.0f jobs/s (%d workers, prefetch %d;"
+            + " bench CPU %.0f%% of a core)%n",
+        jobs, drainNanos / 1e9, jobs / (drainNanos / 1e9), WORKERS, PREFETCH, cpuPercent);
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
   private static long enqueue(SluiceClient client, String queue, int jobs) throws Exception {

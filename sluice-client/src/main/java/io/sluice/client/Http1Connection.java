@@ -1,0 +1,277 @@
+package io.sluice.client;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+
+/**
+ * One blocking HTTP/1.1 connection to the server, kept alive between exchanges: the worker's
+ * transport for its take stream and its acks. Those two paths carry every job, and the JDK
+ * {@code HttpClient} costs several times more CPU per request and per streamed line (futures,
+ * a selector thread between socket and reader); a worker needs only these two request shapes.
+ * Not thread-safe: one thread uses a connection, any thread may {@link #close} it.
+ */
+final class Http1Connection implements AutoCloseable {
+  private static final int MAX_HEAD_BYTES = 64 * 1024;
+
+  /** A response's status and the headers the worker uses, names in lower case. */
+  record Head(int status, Map<String, String> headers) {
+    String header(String name) {
+      return headers.get(name);
+    }
+  }
+
+  private final Socket socket;
+  private final InputStream in;
+  private final OutputStream out;
+  private final String host;
+  private final String basePath;
+  private boolean reusable = true;
+
+  private Http1Connection(Socket socket, String host, String basePath) throws IOException {
+    this.socket = socket;
+    this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+    this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
+    this.host = host;
+    this.basePath = basePath;
+  }
+
+  /** Connects to {@code base}'s origin; https is TLS with the JDK's default trust. */
+  static Http1Connection open(URI base, Duration connectTimeout) throws IOException {
+    boolean tls = "https".equalsIgnoreCase(base.getScheme());
+    int port = base.getPort() != -1 ? base.getPort() : tls ? 443 : 80;
+    String hostName = base.getHost().startsWith("[")
+        ? base.getHost().substring(1, base.getHost().length() - 1)
+        : base.getHost();
+    Socket socket = new Socket();
+    try {
+      socket.setTcpNoDelay(true);
+      socket.connect(new InetSocketAddress(hostName, port),
+          (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+      if (tls) {
+        SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
+            .createSocket(socket, hostName, port, true);
+        SSLParameters parameters = ssl.getSSLParameters();
+        parameters.setEndpointIdentificationAlgorithm("HTTPS");
+        ssl.setSSLParameters(parameters);
+        ssl.startHandshake();
+        socket = ssl;
+      }
+      String path = base.getRawPath() == null ? "" : base.getRawPath();
+      return new Http1Connection(socket,
+          base.getPort() == -1 ? base.getHost() : base.getHost() + ":" + port,
+          path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
+    } catch (IOException | RuntimeException e) {
+      socket.close();
+      throw e;
+    }
+  }
+
+  /** True while the server has not asked to close and no exchange broke off half-way. */
+  boolean reusable() {
+    return reusable && !socket.isClosed();
+  }
+
+  /**
+   * Sends a request and reads the whole response, waiting at most {@code timeout} for each
+   * read. {@code body} may be null.
+   */
+  HttpTransport.Reply exchange(String method, String target, String accept, String contentType,
+      byte[] body, Duration timeout) throws IOException {
+    reusable = false; // until the response has been read to its end
+    socket.setSoTimeout(timeoutMillis(timeout));
+    writeRequest(method, target, accept, contentType, body, null);
+    Head head = readHead();
+    byte[] content;
+    try (InputStream bodyStream = body(head)) {
+      content = bodyStream.readAllBytes();
+    }
+    reusable = !"close".equalsIgnoreCase(head.header("connection"))
+        && (head.header("content-length") != null || isChunked(head)
+            || head.status() == 204 || head.status() == 304);
+    return new HttpTransport.Reply(head.status(), head.header("content-type"), content);
+  }
+
+  /**
+   * Sends a GET and returns once the response head arrived (within {@code headTimeout}); the
+   * body is then read without a timeout. The connection is the stream's from then on.
+   */
+  Head openStream(String target, String accept, String workerId, Duration headTimeout)
+      throws IOException {
+    reusable = false;
+    socket.setSoTimeout(timeoutMillis(headTimeout));
+    writeRequest("GET", target, accept, null, null, workerId);
+    Head head = readHead();
+    socket.setSoTimeout(0);
+    return head;
+  }
+
+  /** The body of the response whose head was just read: chunked, sized, or up to the close. */
+  InputStream body(Head head) throws IOException {
+    if (head.status() == 204 || head.status() == 304) {
+      return InputStream.nullInputStream();
+    }
+    if (isChunked(head)) {
+      return new ChunkedInputStream(in);
+    }
+    String length = head.header("content-length");
+    if (length != null) {
+      long size;
+      try {
+        size = Long.parseLong(length.trim());
+      } catch (NumberFormatException e) {
+        throw new IOException("bad Content-Length: " + length);
+      }
+      return new SizedInputStream(in, size);
+    }
+    return in;
+  }
+
+  @Override
+  public void close() {
+    reusable = false;
+    try {
+      socket.close();
+    } catch (IOException e) {
+      // Nothing more to send or read either way.
+    }
+  }
+
+  private void writeRequest(String method, String target, String accept, String contentType,
+      byte[] body, String workerId) throws IOException {
+    StringBuilder head = new StringBuilder(160)
+        .append(method).append(' ').append(basePath).append(target).append(" HTTP/1.1\r\n")
+        .append("Host: ").append(host).append("\r\n")
+        .append("Accept: ").append(accept).append("\r\n");
+    if (workerId != null) {
+      head.append("Worker-Id: ").append(headerValue(workerId)).append("\r\n");
+    }
+    if (body != null) {
+      head.append("Content-Type: ").append(contentType).append("\r\n")
+          .append("Content-Length: ").append(body.length).append("\r\n");
+    }
+    head.append("\r\n");
+    out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+    if (body != null) {
+      out.write(body);
+    }
+    out.flush();
+  }
+
+  private static String headerValue(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw new IllegalArgumentException("header value must be printable ASCII: " + value);
+      }
+    }
+    return value;
+  }
+
+  private Head readHead() throws IOException {
+    while (true) {
+      String statusLine = readLine();
+      if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12) {
+        throw new IOException("not an HTTP/1.1 response: " + statusLine);
+      }
+      int status;
+      try {
+        status = Integer.parseInt(statusLine.substring(9, 12));
+      } catch (NumberFormatException e) {
+        throw new IOException("bad status line: " + statusLine);
+      }
+      Map<String, String> headers = new HashMap<>();
+      String line;
+      while (!(line = readLine()).isEmpty()) {
+        int colon = line.indexOf(':');
+        if (colon > 0) {
+          headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT),
+              line.substring(colon + 1).trim());
+        }
+      }
+      if (status >= 200) {
+        return new Head(status, headers);
+      }
+      // An interim 1xx response: its real one follows.
+    }
+  }
+
+  private String readLine() throws IOException {
+    ByteArrayOutputStream line = new ByteArrayOutputStream(64);
+    int b;
+    while ((b = in.read()) != '\n') {
+      if (b < 0) {
+        throw new EOFException("connection closed by the server");
+      }
+      if (line.size() >= MAX_HEAD_BYTES) {
+        throw new IOException("response header line too long");
+      }
+      line.write(b);
+    }
+    int length = line.size();
+    byte[] bytes = line.toByteArray();
+    if (length > 0 && bytes[length - 1] == '\r') {
+      length--;
+    }
+    return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
+  }
+
+  private static boolean isChunked(Head head) {
+    String coding = head.header("transfer-encoding");
+    return coding != null && coding.toLowerCase(Locale.ROOT).contains("chunked");
+  }
+
+  private static int timeoutMillis(Duration timeout) {
+    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+  }
+
+  /** Exactly {@code size} bytes of the connection, then end of stream; close leaves the rest. */
+  private static final class SizedInputStream extends InputStream {
+    private final InputStream in;
+    private long remaining;
+
+    SizedInputStream(InputStream in, long size) {
+      this.in = in;
+      this.remaining = size;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (remaining == 0) {
+        return -1;
+      }
+      int read = in.read(b, off, (int) Math.min(len, remaining));
+      if (read < 0) {
+        throw new EOFException("response body cut off");
+      }
+      remaining -= read;
+      return read;
+    }
+
+    @Override
+    public void close() {
+      // The connection outlives its responses.
+    }
+  }
+}
