@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.sluice.client.model.Job;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
@@ -23,6 +25,8 @@ final class WireCodec {
     // Newer servers may add fields; an old client must keep working.
     mapper.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     mapper.registerModule(new EpochMillisModule());
+    mapper.registerModule(
+        new SimpleModule("sluice-job").addDeserializer(Job.class, new JobDeserializer()));
     return mapper;
   }
 
