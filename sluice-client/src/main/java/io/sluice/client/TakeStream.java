@@ -1,6 +1,7 @@
 package io.sluice.client;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.client.model.Job;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -14,7 +15,7 @@ import java.io.InputStream;
 public final class TakeStream implements AutoCloseable {
   private final Http1Connection connection;
   private final FrameReader frames;
-  private final ObjectMapper mapper;
+  private final ObjectReader jobs;
   private volatile long waitingSinceNanos;
   private volatile boolean reading;
   private volatile boolean closed;
@@ -24,7 +25,7 @@ public final class TakeStream implements AutoCloseable {
     this.frames = msgpack
         ? new MsgpackFrames(new BufferedInputStream(body, 64 * 1024))
         : new NdjsonFrames(body);
-    this.mapper = mapper;
+    this.jobs = mapper.readerFor(Job.class);
   }
 
   /**
@@ -42,7 +43,7 @@ public final class TakeStream implements AutoCloseable {
         }
         waitingSinceNanos = System.nanoTime();
         if (frame.length > 0) {
-          return mapper.readValue(frame, Job.class);
+          return jobs.readValue(frame);
         }
       }
       return null;
