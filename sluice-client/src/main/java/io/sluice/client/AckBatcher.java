@@ -12,10 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Collects successful job ids and sends them in {@code POST /jobs/success} calls, as soon as
- * {@code batchSize} are waiting, the waiting acks and the jobs in hand fill the server's
- * prefetch window (it sends nothing more until acks arrive), or the oldest has waited
- * {@code maxDelay}. {@link #SENDERS} threads send, so that jobs finishing during one round trip
- * need not wait for it.
+ * {@code batchSize} are waiting, the oldest has waited {@code maxDelay}, the worker holds no other
+ * job (nothing more will finish to join the batch), or the waiting acks and the jobs in hand fill
+ * the server's prefetch window (it sends nothing more until acks arrive). {@link #SENDERS}
+ * threads send, so that jobs finishing during one round trip need not wait for it.
  *
  * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. Not the
  * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which on
@@ -72,9 +72,10 @@ final class AckBatcher {
         oldestNanos = System.nanoTime();
       }
       pending.add(id);
-      boolean windowFull = pending.size() + heldJobs.getAsInt() >= window;
-      flushNow |= windowFull;
-      if (pending.size() == 1 || pending.size() >= batchSize || windowFull) {
+      int held = heldJobs.getAsInt();
+      boolean due = held == 0 || pending.size() + held >= window;
+      flushNow |= due;
+      if (pending.size() == 1 || pending.size() >= batchSize || due) {
         changed.signal(); // the first id starts the delay clock; a due batch goes at once
       }
     } finally {

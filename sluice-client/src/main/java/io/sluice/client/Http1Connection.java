@@ -137,6 +137,9 @@ final class Http1Connection implements AutoCloseable {
       } catch (NumberFormatException e) {
         throw new IOException("bad Content-Length: " + length);
       }
+      if (size < 0) {
+        throw new IOException("bad Content-Length: " + length);
+      }
       return new SizedInputStream(in, size);
     }
     return in;

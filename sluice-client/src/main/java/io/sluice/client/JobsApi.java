@@ -142,6 +142,9 @@ public final class JobsApi {
     } catch (IOException e) {
       connection.close();
       throw new ConnectionException("GET " + target, e);
+    } catch (RuntimeException e) {
+      connection.close(); // e.g. a worker id that cannot be a header value
+      throw e;
     }
   }
 

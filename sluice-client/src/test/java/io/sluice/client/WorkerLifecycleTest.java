@@ -59,7 +59,9 @@ class WorkerLifecycleTest {
           .as("shutdown returns once its work is done, not at the deadline")
           .isLessThan(Duration.ofSeconds(10));
 
-      Map<JobStatus, Set<String>> byStatus = statuses(client, queue);
+      // The server requeues what the closed stream held once it has seen the connection close.
+      Map<JobStatus, Set<String>> byStatus = Await.until(() -> statuses(client, queue),
+          seen -> !seen.containsKey(JobStatus.IN_FLIGHT), "the closed stream's jobs to be requeued");
       assertThat(byStatus.keySet()).containsOnly(JobStatus.COMPLETED, JobStatus.READY);
       assertThat(byStatus.get(JobStatus.COMPLETED)).isEqualTo(handled);
       assertThat(byStatus.get(JobStatus.READY)).hasSize(ids.size() - handled.size());
@@ -84,7 +86,8 @@ class WorkerLifecycleTest {
 
       assertThat(worker.shutdown(Duration.ofMillis(200))).isFalse();
 
-      Map<JobStatus, Set<String>> byStatus = statuses(client, queue);
+      Map<JobStatus, Set<String>> byStatus = Await.until(() -> statuses(client, queue),
+          seen -> !seen.containsKey(JobStatus.IN_FLIGHT), "the closed stream's jobs to be requeued");
       assertThat(byStatus).containsOnlyKeys(JobStatus.READY);
       assertThat(byStatus.get(JobStatus.READY)).containsExactlyInAnyOrderElementsOf(ids);
       assertThat(client.jobs().count(JobQuery.all().queues(queue).attempts(
