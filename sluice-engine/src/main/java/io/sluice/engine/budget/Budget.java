@@ -1,6 +1,7 @@
 package io.sluice.engine.budget;
 
 import io.sluice.engine.job.Job;
+import io.sluice.engine.job.OrderedJobs;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * One budget: its stored policy, its live bucket, its waiting queues of parked jobs (one per job
@@ -26,7 +26,7 @@ public final class Budget {
   private final long createdAtMs;
   private long updatedAtMs;
   private final TokenBucket bucket;
-  private final Map<String, TreeSet<Job>> parkedByQueue = new HashMap<>();
+  private final Map<String, OrderedJobs> parkedByQueue = new HashMap<>();
   /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
@@ -84,13 +84,13 @@ public final class Budget {
   // ---- waiting queues ------------------------------------------------------------------------
 
   void park(Job job) {
-    if (parkedByQueue.computeIfAbsent(job.queue(), q -> new TreeSet<>(WAITING_ORDER)).add(job)) {
+    if (parkedByQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(WAITING_ORDER)).add(job)) {
       parkedCount++;
     }
   }
 
   void unpark(Job job) {
-    TreeSet<Job> waiting = parkedByQueue.get(job.queue());
+    OrderedJobs waiting = parkedByQueue.get(job.queue());
     if (waiting != null && waiting.remove(job)) {
       parkedCount--;
       if (waiting.isEmpty()) {
@@ -101,7 +101,7 @@ public final class Budget {
 
   /** The first parked job of the given queue, or null. */
   Job head(String queue) {
-    TreeSet<Job> waiting = parkedByQueue.get(queue);
+    OrderedJobs waiting = parkedByQueue.get(queue);
     return waiting == null ? null : waiting.first();
   }
 
@@ -115,7 +115,7 @@ public final class Budget {
    */
   boolean isHeadFor(Job job, Set<String> queues) {
     if (queues == null) {
-      for (TreeSet<Job> waiting : parkedByQueue.values()) {
+      for (OrderedJobs waiting : parkedByQueue.values()) {
         if (WAITING_ORDER.compare(waiting.first(), job) < 0) {
           return false;
         }
@@ -123,7 +123,7 @@ public final class Budget {
       return true;
     }
     for (String queue : queues) {
-      TreeSet<Job> waiting = parkedByQueue.get(queue);
+      OrderedJobs waiting = parkedByQueue.get(queue);
       if (waiting != null && WAITING_ORDER.compare(waiting.first(), job) < 0) {
         return false;
       }

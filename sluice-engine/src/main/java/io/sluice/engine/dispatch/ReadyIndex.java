@@ -1,11 +1,11 @@
 package io.sluice.engine.dispatch;
 
 import io.sluice.engine.job.Job;
+import io.sluice.engine.job.OrderedJobs;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Runnable jobs per queue, ordered by (priority, id): priority first, FIFO within a priority.
@@ -16,17 +16,17 @@ public final class ReadyIndex {
   static final Comparator<Job> DISPATCH_ORDER =
       Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
 
-  private final Map<String, TreeSet<Job>> byQueue = new HashMap<>();
+  private final Map<String, OrderedJobs> byQueue = new HashMap<>();
   private int size;
 
   public void add(Job job) {
-    if (byQueue.computeIfAbsent(job.queue(), q -> new TreeSet<>(DISPATCH_ORDER)).add(job)) {
+    if (byQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(DISPATCH_ORDER)).add(job)) {
       size++;
     }
   }
 
   public boolean remove(Job job) {
-    TreeSet<Job> jobs = byQueue.get(job.queue());
+    OrderedJobs jobs = byQueue.get(job.queue());
     if (jobs == null || !jobs.remove(job)) {
       return false;
     }
@@ -41,12 +41,12 @@ public final class ReadyIndex {
   public Job best(Set<String> queues) {
     Job best = null;
     if (queues == null) {
-      for (TreeSet<Job> jobs : byQueue.values()) {
+      for (OrderedJobs jobs : byQueue.values()) {
         best = better(best, jobs.first());
       }
     } else {
       for (String queue : queues) {
-        TreeSet<Job> jobs = byQueue.get(queue);
+        OrderedJobs jobs = byQueue.get(queue);
         if (jobs != null) {
           best = better(best, jobs.first());
         }
@@ -59,7 +59,7 @@ public final class ReadyIndex {
   public Job bestAfter(Set<String> queues, Job after) {
     Job best = null;
     if (queues == null) {
-      for (TreeSet<Job> jobs : byQueue.values()) {
+      for (OrderedJobs jobs : byQueue.values()) {
         Job next = jobs.higher(after);
         if (next != null) {
           best = better(best, next);
@@ -67,7 +67,7 @@ public final class ReadyIndex {
       }
     } else {
       for (String queue : queues) {
-        TreeSet<Job> jobs = byQueue.get(queue);
+        OrderedJobs jobs = byQueue.get(queue);
         Job next = jobs == null ? null : jobs.higher(after);
         if (next != null) {
           best = better(best, next);
