@@ -51,10 +51,11 @@ final class Http1Connection implements AutoCloseable {
     this.basePath = basePath;
   }
 
-  /** Connects to {@code base}'s origin; https is TLS with the JDK's default trust. */
-  static Http1Connection open(URI base, Duration connectTimeout) throws IOException {
-    boolean tls = "https".equalsIgnoreCase(base.getScheme());
-    int port = base.getPort() != -1 ? base.getPort() : tls ? 443 : 80;
+  /** Connects to {@code base}'s origin; https is TLS through {@code tls}, host name checked. */
+  static Http1Connection open(URI base, Duration connectTimeout, SSLSocketFactory tls)
+      throws IOException {
+    boolean secure = "https".equalsIgnoreCase(base.getScheme());
+    int port = base.getPort() != -1 ? base.getPort() : secure ? 443 : 80;
     String hostName = base.getHost().startsWith("[")
         ? base.getHost().substring(1, base.getHost().length() - 1)
         : base.getHost();
@@ -63,9 +64,8 @@ final class Http1Connection implements AutoCloseable {
       socket.setTcpNoDelay(true);
       socket.connect(new InetSocketAddress(hostName, port),
           (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
-      if (tls) {
-        SSLSocket ssl = (SSLSocket) ((SSLSocketFactory) SSLSocketFactory.getDefault())
-            .createSocket(socket, hostName, port, true);
+      if (secure) {
+        SSLSocket ssl = (SSLSocket) tls.createSocket(socket, hostName, port, true);
         SSLParameters parameters = ssl.getSSLParameters();
         parameters.setEndpointIdentificationAlgorithm("HTTPS");
         ssl.setSSLParameters(parameters);

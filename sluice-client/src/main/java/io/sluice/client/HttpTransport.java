@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Sends one request in the configured format and decodes the answer, turning error statuses into
@@ -25,16 +26,18 @@ final class HttpTransport {
   private final String baseUrl;
   private final URI baseUri;
   private final Duration connectTimeout;
+  private final SSLSocketFactory tls;
   private final WireFormat format;
   private final Duration requestTimeout;
   private final WireCodec codec;
 
   HttpTransport(HttpClient http, String baseUrl, WireFormat format, Duration connectTimeout,
-      Duration requestTimeout, WireCodec codec) {
+      Duration requestTimeout, WireCodec codec, SSLSocketFactory tls) {
     this.http = http;
     this.baseUrl = baseUrl;
     this.baseUri = URI.create(baseUrl);
     this.connectTimeout = connectTimeout;
+    this.tls = tls;
     this.format = format;
     this.requestTimeout = requestTimeout;
     this.codec = codec;
@@ -102,7 +105,7 @@ final class HttpTransport {
    */
   Http1Connection connect(String what) {
     try {
-      return Http1Connection.open(baseUri, connectTimeout);
+      return Http1Connection.open(baseUri, connectTimeout, tls);
     } catch (IOException e) {
       throw new ConnectionException(what, e);
     }

@@ -3,9 +3,11 @@ package io.sluice.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * A client for one Sluice server. Thread-safe; share one instance. The endpoints are grouped by
@@ -110,6 +112,7 @@ public final class SluiceClient {
     private Duration requestTimeout = Duration.ofSeconds(30);
     private WireFormat format = WireFormat.JSON;
     private HttpClient.Version httpVersion = HttpClient.Version.HTTP_1_1;
+    private SSLContext sslContext;
 
     private Builder(String baseUrl) {
       URI parsed = URI.create(Objects.requireNonNull(baseUrl, "baseUrl"));
@@ -146,15 +149,28 @@ public final class SluiceClient {
       return this;
     }
 
+    /** TLS settings for {@code https://} (trusted certificates, keys); the JDK's default if unset. */
+    public Builder sslContext(SSLContext context) {
+      this.sslContext = Objects.requireNonNull(context, "context");
+      return this;
+    }
+
     public SluiceClient build() {
+      SSLContext tls;
+      try {
+        tls = sslContext != null ? sslContext : SSLContext.getDefault();
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("no default TLS context", e);
+      }
       HttpClient http = HttpClient.newBuilder()
           .version(httpVersion)
           .connectTimeout(connectTimeout)
+          .sslContext(tls)
           .executor(Runnable::run)
           .build();
       return new SluiceClient(
           new HttpTransport(http, baseUrl, format, connectTimeout, requestTimeout,
-              new WireCodec()));
+              new WireCodec(), tls.getSocketFactory()));
     }
   }
 }

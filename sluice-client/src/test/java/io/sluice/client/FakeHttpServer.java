@@ -159,9 +159,13 @@ final class FakeHttpServer implements AutoCloseable {
   private final List<Thread> threads = new CopyOnWriteArrayList<>();
   private final List<Throwable> failures = new CopyOnWriteArrayList<>();
 
-  private FakeHttpServer(Handler handler) throws IOException {
+  private final String scheme;
+
+  private FakeHttpServer(Handler handler, ServerSocket serverSocket, String scheme)
+      throws IOException {
     this.handler = handler;
-    this.serverSocket = new ServerSocket();
+    this.serverSocket = serverSocket;
+    this.scheme = scheme;
     serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     this.acceptor = new Thread(this::acceptLoop, "fake-http-accept");
     acceptor.setDaemon(true);
@@ -170,7 +174,17 @@ final class FakeHttpServer implements AutoCloseable {
 
   static FakeHttpServer start(Handler handler) {
     try {
-      return new FakeHttpServer(handler);
+      return new FakeHttpServer(handler, new ServerSocket(), "http");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The same over TLS, with the server's key and certificate from {@code tls}. */
+  static FakeHttpServer startTls(javax.net.ssl.SSLContext tls, Handler handler) {
+    try {
+      return new FakeHttpServer(handler, tls.getServerSocketFactory().createServerSocket(),
+          "https");
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -191,7 +205,7 @@ final class FakeHttpServer implements AutoCloseable {
   }
 
   String url() {
-    return "http://127.0.0.1:" + port();
+    return scheme + "://127.0.0.1:" + port();
   }
 
   /** Connections accepted so far. */

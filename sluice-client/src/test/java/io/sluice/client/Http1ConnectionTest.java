@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 8, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class Http1ConnectionTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(3);
+  private static final SSLSocketFactory DEFAULT_TLS =
+      (SSLSocketFactory) SSLSocketFactory.getDefault();
   private static final String JSON = "application/json";
 
   private FakeHttpServer server;
@@ -38,7 +41,7 @@ class Http1ConnectionTest {
   }
 
   private Http1Connection open(String path) throws IOException {
-    connection = Http1Connection.open(URI.create(server.url() + path), TIMEOUT);
+    connection = Http1Connection.open(URI.create(server.url() + path), TIMEOUT, DEFAULT_TLS);
     return connection;
   }
 
@@ -456,7 +459,7 @@ class Http1ConnectionTest {
     String url = server.url();
     server.close();
 
-    assertThatThrownBy(() -> Http1Connection.open(URI.create(url), TIMEOUT))
+    assertThatThrownBy(() -> Http1Connection.open(URI.create(url), TIMEOUT, DEFAULT_TLS))
         .isInstanceOf(IOException.class);
   }
 
