@@ -4,6 +4,7 @@ import io.sluice.engine.job.Job;
 import io.sluice.engine.store.CommitBatch;
 import io.sluice.engine.store.JobStore;
 import io.sluice.engine.store.Mutation;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -176,9 +177,13 @@ public final class EngineLoop implements AutoCloseable {
       LockSupport.park(this);
       return;
     }
-    long waitMs = deadlineMs - clock.millis();
+    Instant now = clock.instant();
+    long waitMs = deadlineMs - now.toEpochMilli();
     if (waitMs > 0) {
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(waitMs));
+      // Less the part of the current millisecond already gone: a refill due at a millisecond is
+      // served at that instant, not up to a millisecond after it.
+      long elapsedInMs = now.getNano() % 1_000_000;
+      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(waitMs) - elapsedInMs);
     }
   }
 
