@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.sluice.client.model.Job;
 import java.io.IOException;
@@ -51,8 +52,13 @@ final class WireCodec {
     }
   }
 
-  /** Converts a payload tree into the handler's type. */
-  <T> T convert(JsonNode payload, JavaType type) throws IOException {
-    return json.readerFor(type).readValue(json.treeAsTokens(payload));
+  /** A reader of payloads of {@code type}, prepared once per handler. */
+  ObjectReader payloadReader(Class<?> type) {
+    return json.readerFor(type);
+  }
+
+  /** Converts a payload tree into the type of {@code reader}. */
+  <T> T convert(JsonNode payload, ObjectReader reader) throws IOException {
+    return reader.readValue(json.treeAsTokens(payload));
   }
 }
