@@ -10,6 +10,8 @@ import io.sluice.client.model.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,6 +87,27 @@ class WorkerTest {
       assertThat(emails).containsEntry(first, new Email("ada@example.com", "hi"));
       assertThat(reports).containsExactly(second);
     }
+  }
+
+  @Test
+  void aMessagePackWorkerTakesAndAcksEveryJob() {
+    String queue = TestServer.uniqueName("msgpack-worker");
+    SluiceClient msgpack = SluiceClient.builder(server.url()).format(WireFormat.MSGPACK).build();
+    List<EnqueueRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      requests.add(EnqueueRequest.builder(queue, "send_email",
+          new Email("user" + i + "@example.com", "n" + i)).build());
+    }
+    Set<String> ids = new HashSet<>();
+    msgpack.jobs().enqueueAll(requests).forEach(job -> ids.add(job.id()));
+    Map<String, Email> received = new ConcurrentHashMap<>();
+    try (Worker worker = Worker.builder(msgpack).queues(queue).concurrency(2).prefetch(8).build()) {
+      worker.handle("send_email", Email.class, (email, job) -> received.put(job.id(), email));
+      worker.start();
+      awaitQueueEmpty(queue); // acked: completed jobs leave at once under the default retention
+    }
+    assertThat(received.keySet()).isEqualTo(ids);
+    assertThat(received.values()).contains(new Email("user7@example.com", "n7"));
   }
 
   @Test
