@@ -1,0 +1,82 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.client.model.Job;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Reading a take stream's NDJSON body: heartbeats, chunk boundaries, a cut-off job. */
+@Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class TakeStreamTest {
+  private static final String HEAD = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+      + "Transfer-Encoding: chunked\r\n\r\n";
+
+  private static String job(String id) {
+    return "{\"id\":\"" + id + "\",\"type\":\"t\",\"queue\":\"q\",\"payload\":{\"n\":1}}\n";
+  }
+
+  private static String chunk(String data) {
+    return Integer.toHexString(data.length()) + "\r\n" + data + "\r\n";
+  }
+
+  private static TakeStream take(FakeHttpServer server) {
+    return SluiceClient.builder(server.url()).build().jobs().take(List.of("q"), 4, null);
+  }
+
+  @Test
+  void skipsHeartbeatsAndJoinsJobsSplitAcrossChunks() {
+    String second = job("j2");
+    try (FakeHttpServer server = FakeHttpServer.start(conn -> {
+      conn.readRequest();
+      conn.write(HEAD + chunk("\n") + chunk(job("j1")) + chunk("\n\n")
+          + chunk(second.substring(0, 10)) + chunk(second.substring(10)) + chunk("\n")
+          + "0\r\n\r\n");
+    }); TakeStream stream = take(server)) {
+      assertThat(stream.next().id()).isEqualTo("j1");
+      assertThat(stream.next().id()).isEqualTo("j2");
+      assertThat(stream.next()).as("end of stream").isNull();
+    }
+  }
+
+  @Test
+  void aJobCutOffByADroppedConnectionIsAConnectionFailure() {
+    try (FakeHttpServer server = FakeHttpServer.start(conn -> {
+      conn.readRequest();
+      conn.write(HEAD + chunk(job("j1")) + chunk("{\"id\":\"j2\",\"ty"));
+    }); TakeStream stream = take(server)) {
+      assertThat(stream.next().id()).isEqualTo("j1");
+      assertThatThrownBy(stream::next).isInstanceOf(ConnectionException.class);
+    }
+  }
+
+  @Test
+  void heartbeatsKeepTheIdleClockAtZero() throws Exception {
+    CountDownLatch heartbeatsDone = new CountDownLatch(1);
+    CountDownLatch sendJob = new CountDownLatch(1);
+    try (FakeHttpServer server = FakeHttpServer.start(conn -> {
+      conn.readRequest();
+      conn.write(HEAD);
+      for (int i = 0; i < 12; i++) {
+        Thread.sleep(50);
+        conn.write(chunk("\n"));
+      }
+      heartbeatsDone.countDown();
+      sendJob.await(10, TimeUnit.SECONDS);
+      conn.write(chunk(job("late")) + "0\r\n\r\n");
+    }); TakeStream stream = take(server)) {
+      CompletableFuture<Job> next = CompletableFuture.supplyAsync(stream::next);
+      assertThat(heartbeatsDone.await(10, TimeUnit.SECONDS)).isTrue();
+      // 600 ms of waiting, but the last heartbeat arrived moments ago.
+      assertThat(Duration.ofNanos(stream.idleNanos())).isLessThan(Duration.ofMillis(300));
+      sendJob.countDown();
+      assertThat(next.get(10, TimeUnit.SECONDS).id()).isEqualTo("late");
+    }
+  }
+}
