@@ -3,6 +3,7 @@ package io.sluice.client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -25,6 +26,8 @@ final class AckBatcher {
   private static final Logger LOG = LoggerFactory.getLogger(AckBatcher.class);
   private static final int SEND_ATTEMPTS = 5;
   static final int SENDERS = 2;
+  /** How long senders get to stop once their connections are closed at the deadline. */
+  private static final long ABORT_GRACE_MS = 1_000;
 
   private final JobsApi jobs;
   private final int window;
@@ -35,6 +38,9 @@ final class AckBatcher {
   private final Condition changed = lock.newCondition();
   private final List<String> pending = new ArrayList<>();
   private final List<Thread> senders = new ArrayList<>();
+  private final List<AckChannel> channels = new CopyOnWriteArrayList<>();
+  /** A failed send is retried until then (the flush deadline once closing). */
+  private volatile long giveUpAtNanos = Long.MAX_VALUE;
   private long oldestNanos;
   private boolean closing;
   private boolean flushNow;
@@ -83,8 +89,13 @@ final class AckBatcher {
     }
   }
 
-  /** Sends everything pending, then stops; gives up on the flush at {@code deadlineNanos}. */
+  /**
+   * Sends everything pending, then stops; gives up on the flush at {@code deadlineNanos}: the
+   * senders' connections are then closed, which ends a send blocked on the network, and what is
+   * left is dropped (the server requeues those jobs when the stream closes).
+   */
   void close(long deadlineNanos) throws InterruptedException {
+    giveUpAtNanos = deadlineNanos;
     lock.lock();
     try {
       closing = true;
@@ -95,16 +106,22 @@ final class AckBatcher {
     for (Thread sender : senders) {
       sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
     }
+    if (senders.stream().noneMatch(Thread::isAlive)) {
+      return;
+    }
+    senders.forEach(Thread::interrupt);
+    channels.forEach(AckChannel::abort);
     for (Thread sender : senders) {
+      sender.join(ABORT_GRACE_MS);
       if (sender.isAlive()) {
-        sender.interrupt();
-        sender.join();
+        LOG.warn("ack sender {} did not stop; leaving it behind", sender.getName());
       }
     }
   }
 
   private void sendLoop() {
     try (AckChannel channel = jobs.ackChannel()) {
+      channels.add(channel);
       List<String> batch;
       while ((batch = nextBatch()) != null) {
         send(channel, batch);
@@ -116,9 +133,12 @@ final class AckBatcher {
 
   /** Waits for a batch to be due; null once closing and nothing is left. */
   private List<String> nextBatch() throws InterruptedException {
-    lock.lock();
+    lock.lockInterruptibly();
     try {
       while (true) {
+        if (Thread.interrupted()) {
+          throw new InterruptedException(); // the flush deadline passed
+        }
         if (pending.isEmpty()) {
           if (closing) {
             closed = true;
@@ -145,7 +165,10 @@ final class AckBatcher {
     }
   }
 
-  /** Sends one batch, retrying transport and server errors with backoff. */
+  /**
+   * Sends one batch, retrying transport and server errors with backoff while attempts and the
+   * flush deadline allow.
+   */
   private void send(AckChannel channel, List<String> ids) throws InterruptedException {
     for (int attempt = 1; ; attempt++) {
       try {
@@ -156,30 +179,23 @@ final class AckBatcher {
         }
         return;
       } catch (ConnectionException | ServerException e) {
-        if (attempt >= SEND_ATTEMPTS || isClosed()) {
+        long backoffMs = 50L << attempt;
+        if (attempt >= SEND_ATTEMPTS
+            || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoffMs) > giveUpAtNanos) {
           giveUp(ids, e);
           return;
         }
-        Thread.sleep(50L << attempt);
-      } catch (SluiceException e) {
+        Thread.sleep(backoffMs);
+      } catch (RuntimeException e) {
         giveUp(ids, e);
         return;
       }
     }
   }
 
-  private static void giveUp(List<String> ids, SluiceException cause) {
+  private static void giveUp(List<String> ids, RuntimeException cause) {
     // The server requeues these jobs when their stream drops; they will run again.
-    LOG.warn("could not acknowledge {} jobs: {}", ids.size(), cause.getMessage());
-  }
-
-  private boolean isClosed() {
-    lock.lock();
-    try {
-      return closed;
-    } finally {
-      lock.unlock();
-    }
+    LOG.warn("could not acknowledge {} jobs: {}", ids.size(), cause.toString());
   }
 
   private void dropRemaining() {

@@ -13,7 +13,8 @@ final class AckChannel implements AutoCloseable {
   private final HttpTransport transport;
   private final String path;
   private final Function<HttpTransport.Reply, List<String>> notFound;
-  private Http1Connection connection;
+  private volatile Http1Connection connection;
+  private volatile boolean aborted;
 
   AckChannel(HttpTransport transport, String path,
       Function<HttpTransport.Reply, List<String>> notFound) {
@@ -45,22 +46,40 @@ final class AckChannel implements AutoCloseable {
   }
 
   private HttpTransport.Reply send(byte[] body) throws IOException {
-    if (connection == null) {
-      connection = transport.connect("POST " + path);
+    if (aborted) {
+      throw new IOException("acks aborted");
+    }
+    Http1Connection open = connection;
+    if (open == null) {
+      open = transport.connect("POST " + path);
+      connection = open;
     }
     String mediaType = transport.format().mediaType();
-    HttpTransport.Reply reply = connection.exchange("POST", path, mediaType, mediaType, body,
+    HttpTransport.Reply reply = open.exchange("POST", path, mediaType, mediaType, body,
         transport.requestTimeout());
-    if (!connection.reusable()) {
+    if (!open.reusable()) {
       close();
     }
     return reply;
   }
 
+  /**
+   * From any thread: closes the connection, ending a send blocked on it, and refuses further
+   * sends.
+   */
+  void abort() {
+    aborted = true;
+    Http1Connection open = connection;
+    if (open != null) {
+      open.close();
+    }
+  }
+
   @Override
   public void close() {
-    if (connection != null) {
-      connection.close();
+    Http1Connection open = connection;
+    if (open != null) {
+      open.close();
       connection = null;
     }
   }

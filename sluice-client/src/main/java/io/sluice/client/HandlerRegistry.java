@@ -1,14 +1,14 @@
 package io.sluice.client;
 
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectReader;
 import io.sluice.client.model.Job;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Finds the handler for a job's type and maps the payload to the type it expects. */
 final class HandlerRegistry {
-  private record Route(ObjectReader payloadReader, JobHandler<Object> handler) {}
+  private record Route(JavaType payloadType, JobHandler<Object> handler) {}
 
   private final Map<String, Route> routes = new ConcurrentHashMap<>();
   private final WireCodec codec;
@@ -20,7 +20,8 @@ final class HandlerRegistry {
 
   @SuppressWarnings("unchecked")
   <T> void register(String type, Class<T> payloadType, JobHandler<T> handler) {
-    routes.put(type, new Route(codec.payloadReader(payloadType), (JobHandler<Object>) handler));
+    routes.put(type, new Route(codec.json().constructType(payloadType),
+        (JobHandler<Object>) handler));
   }
 
   void fallback(JobHandler<JsonNode> handler) {
@@ -33,7 +34,7 @@ final class HandlerRegistry {
       fallback.handle(job.payload(), job);
       return;
     }
-    Object payload = codec.convert(job.payload(), route.payloadReader());
+    Object payload = codec.convert(job.payload(), route.payloadType());
     route.handler().handle(payload, job);
   }
 

@@ -62,9 +62,11 @@ final class Http1Connection implements AutoCloseable {
     Socket socket = new Socket();
     try {
       socket.setTcpNoDelay(true);
-      socket.connect(new InetSocketAddress(hostName, port),
-          (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
+      int connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
+      socket.connect(new InetSocketAddress(hostName, port), connectMillis);
       if (secure) {
+        socket.setSoTimeout(connectMillis); // a server that accepts but never answers the hello
+
         SSLSocket ssl = (SSLSocket) tls.createSocket(socket, hostName, port, true);
         SSLParameters parameters = ssl.getSSLParameters();
         parameters.setEndpointIdentificationAlgorithm("HTTPS");

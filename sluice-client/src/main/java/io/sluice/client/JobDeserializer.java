@@ -19,6 +19,7 @@ import io.sluice.client.model.UniqueWhile;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Reads a {@link Job} field by field. Every job a worker receives is parsed once on its take
@@ -27,6 +28,10 @@ import java.util.List;
  * Unknown fields are skipped, as everywhere in the client.
  */
 final class JobDeserializer extends StdDeserializer<Job> implements ResolvableDeserializer {
+  /** The job's fields read straight from the parser, which must hold a scalar there. */
+  private static final Set<String> SCALARS = Set.of("id", "type", "queue", "priority",
+      "attempts", "retry_limit", "unique_key", "duplicate", "folded");
+
   private JsonDeserializer<Object> status;
   private JsonDeserializer<Object> node;
   private JsonDeserializer<Object> instant;
@@ -91,6 +96,12 @@ final class JobDeserializer extends StdDeserializer<Job> implements ResolvableDe
           payload = NullNode.getInstance(); // a JSON null payload is a value, as in a tree
         }
         continue; // every other field's absent value
+      }
+      if (!p.currentToken().isScalarValue() && SCALARS.contains(field)) {
+        // As the generic reader does; skipping into it would read its inner fields as the job's.
+        ctxt.handleUnexpectedToken(Job.class, p);
+        p.skipChildren();
+        continue;
       }
       switch (field) {
         case "id" -> id = p.getValueAsString();

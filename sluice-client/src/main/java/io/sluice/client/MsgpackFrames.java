@@ -1,11 +1,13 @@
 package io.sluice.client;
 
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
-/** A 4-byte big-endian length, then a MessagePack map of that length; length 0 is a heartbeat. */
+/**
+ * A 4-byte big-endian length, then a MessagePack map of that length; length 0 is a heartbeat.
+ * The stream may end between frames; a frame cut off part-way is a broken connection.
+ */
 final class MsgpackFrames implements FrameReader {
   private final DataInputStream in;
 
@@ -15,21 +17,16 @@ final class MsgpackFrames implements FrameReader {
 
   @Override
   public byte[] next() throws IOException {
-    int length;
-    try {
-      length = in.readInt();
-    } catch (EOFException e) {
+    int first = in.read();
+    if (first < 0) {
       return null;
     }
+    int length = first << 24 | in.readUnsignedByte() << 16 | in.readUnsignedShort();
     if (length < 0) {
       throw new IOException("take stream frame too large: " + Integer.toUnsignedString(length));
     }
     byte[] frame = new byte[length];
-    try {
-      in.readFully(frame);
-    } catch (EOFException e) {
-      return null;
-    }
+    in.readFully(frame);
     return frame;
   }
 }

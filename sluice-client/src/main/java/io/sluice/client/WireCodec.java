@@ -2,9 +2,9 @@ package io.sluice.client;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.sluice.client.model.Job;
 import java.io.IOException;
@@ -51,13 +51,8 @@ final class WireCodec {
     }
   }
 
-  /** A reader of payloads of {@code type}, prepared once per handler. */
-  ObjectReader payloadReader(Class<?> type) {
-    return json.readerFor(type);
-  }
-
-  /** Converts a payload tree into the type of {@code reader}. */
-  <T> T convert(JsonNode payload, ObjectReader reader) throws IOException {
-    return reader.readValue(json.treeAsTokens(payload));
+  /** Converts a payload tree into the handler's type. */
+  <T> T convert(JsonNode payload, JavaType type) throws IOException {
+    return json.readerFor(type).readValue(json.treeAsTokens(payload));
   }
 }

@@ -48,6 +48,18 @@ class JobDeserializerTest {
     assertThat(CODEC.mapper(WireFormat.MSGPACK).readValue(msgpack, Job.class)).isEqualTo(generic);
   }
 
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {
+      "{\"id\":{\"x\":1},\"type\":\"t\"}",
+      "{\"id\":\"a\",\"priority\":[1,2]}",
+      "{\"id\":\"a\",\"folded\":{\"id\":\"b\"}}"})
+  void refusesAnObjectOrArrayWhereAScalarBelongs(String json) {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> GENERIC.readValue(json, Job.class))
+        .isInstanceOf(java.io.IOException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> CODEC.json().readValue(json, Job.class)).isInstanceOf(java.io.IOException.class);
+  }
+
   @Test
   void readsJobsInsideOtherValues() throws Exception {
     String page = "{\"jobs\":[{\"id\":\"x\",\"status\":\"dead\"},{\"id\":\"y\",\"priority\":3}]}";

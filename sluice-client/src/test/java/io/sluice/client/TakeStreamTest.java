@@ -57,6 +57,27 @@ class TakeStreamTest {
   }
 
   @Test
+  void aMessagePackFrameCutOffIsAConnectionFailureButAnEndBetweenFramesIsNot() {
+    String heartbeat = "\0\0\0\0";
+    String cutOff = "\0\0\0\u0010\u0081\u00a2"; // announces 16 bytes, sends 2
+    for (boolean cut : new boolean[] {false, true}) {
+      String frames = heartbeat + (cut ? cutOff : "");
+      try (FakeHttpServer server = FakeHttpServer.start(conn -> {
+        conn.readRequest();
+        conn.write("HTTP/1.1 200 OK\r\nContent-Type: application/vnd.zizq.msgpack-stream\r\n"
+            + "Transfer-Encoding: chunked\r\n\r\n" + chunk(frames) + "0\r\n\r\n");
+      }); TakeStream stream = SluiceClient.builder(server.url()).format(WireFormat.MSGPACK)
+          .build().jobs().take(List.of("q"), 4, null)) {
+        if (cut) {
+          assertThatThrownBy(stream::next).isInstanceOf(ConnectionException.class);
+        } else {
+          assertThat(stream.next()).isNull();
+        }
+      }
+    }
+  }
+
+  @Test
   void heartbeatsKeepTheIdleClockAtZero() throws Exception {
     CountDownLatch heartbeatsDone = new CountDownLatch(1);
     CountDownLatch sendJob = new CountDownLatch(1);

@@ -92,6 +92,20 @@ class TlsTest {
   }
 
   @Test
+  void aServerThatNeverAnswersTheHandshakeTimesOut() throws Exception {
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+        java.net.InetAddress.getLoopbackAddress())) {
+      long start = System.nanoTime();
+      assertThatThrownBy(() -> Http1Connection.open(
+          java.net.URI.create("https://127.0.0.1:" + silent.getLocalPort()),
+          java.time.Duration.ofMillis(300), selfSigned.getSocketFactory()))
+          .isInstanceOf(java.io.IOException.class);
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+          .isLessThan(java.time.Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
   void anUntrustedCertificateIsRefused() {
     try (FakeHttpServer server = FakeHttpServer.startTls(selfSigned, conn -> conn.readRequest())) {
       SluiceClient client = SluiceClient.builder(server.url()).build(); // the JDK's default trust

@@ -110,6 +110,31 @@ class WorkerTest {
     assertThat(received.values()).contains(new Email("user7@example.com", "n7"));
   }
 
+  record Cents(long value) {}
+
+  @Test
+  void payloadModulesRegisteredAfterHandleStillApply() {
+    String queue = TestServer.uniqueName("late-module");
+    SluiceClient own = server.client();
+    Map<String, Cents> seen = new ConcurrentHashMap<>();
+    try (Worker worker = Worker.builder(own).queues(queue).concurrency(1).build()) {
+      worker.handle("charge", Cents.class, (cents, job) -> seen.put(job.id(), cents));
+      own.payloadMapper().registerModule(new com.fasterxml.jackson.databind.module.SimpleModule()
+          .addDeserializer(Cents.class, new com.fasterxml.jackson.databind.JsonDeserializer<>() {
+            @Override
+            public Cents deserialize(com.fasterxml.jackson.core.JsonParser p,
+                com.fasterxml.jackson.databind.DeserializationContext ctxt)
+                throws java.io.IOException {
+              return new Cents(Math.round(p.getDoubleValue() * 100)); // "12.34" euros
+            }
+          }));
+      worker.start();
+      String id = enqueue(queue, "charge", 12.34);
+      awaitQueueEmpty(queue);
+      assertThat(seen).containsEntry(id, new Cents(1234));
+    }
+  }
+
   @Test
   void unknownTypesFailWithAClearMessageByDefault() {
     String queue = TestServer.uniqueName("unknown");
