@@ -1,6 +1,5 @@
 package io.sluice.client;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -8,42 +7,24 @@ import java.io.InputStream;
  * Decodes an HTTP/1.1 chunked body. A read returns what the current chunk has in hand and never
  * reads past it, so a take stream's reader sees each job as soon as its chunk arrives.
  */
-final class ChunkedInputStream extends InputStream {
+final class ChunkedInputStream extends BodyInputStream {
   private static final int MAX_SIZE_LINE = 1024;
 
-  private final InputStream in;
-  private long remaining;
   private boolean afterData;
   private boolean finished;
 
   ChunkedInputStream(InputStream in) {
-    this.in = in;
+    super(in, 0);
   }
 
   @Override
-  public int read() throws IOException {
-    byte[] one = new byte[1];
-    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-  }
-
-  @Override
-  public int read(byte[] b, int off, int len) throws IOException {
-    if (len == 0) {
-      return 0;
-    }
-    if (remaining == 0 && !nextChunk()) {
-      return -1;
-    }
-    int read = in.read(b, off, (int) Math.min(len, remaining));
-    if (read < 0) {
-      throw new EOFException("chunked body cut off");
-    }
-    remaining -= read;
-    return read;
+  protected String cutOffMessage() {
+    return "chunked body cut off";
   }
 
   /** Moves to the next chunk with data; false at the last chunk. */
-  private boolean nextChunk() throws IOException {
+  @Override
+  protected boolean nextSegment() throws IOException {
     if (finished) {
       return false;
     }
@@ -73,24 +54,6 @@ final class ChunkedInputStream extends InputStream {
   }
 
   private String line() throws IOException {
-    StringBuilder line = new StringBuilder();
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new EOFException("chunked body cut off");
-      }
-      if (line.length() >= MAX_SIZE_LINE) {
-        throw new IOException("chunk size line too long");
-      }
-      if (b != '\r') {
-        line.append((char) b);
-      }
-    }
-    return line.toString();
-  }
-
-  @Override
-  public void close() {
-    // The connection belongs to its owner, who closes it.
+    return readLine(in, MAX_SIZE_LINE, cutOffMessage(), "chunk size line too long");
   }
 }

@@ -2,8 +2,6 @@ package io.sluice.client;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -217,23 +215,8 @@ final class Http1Connection implements AutoCloseable {
   }
 
   private String readLine() throws IOException {
-    ByteArrayOutputStream line = new ByteArrayOutputStream(64);
-    int b;
-    while ((b = in.read()) != '\n') {
-      if (b < 0) {
-        throw new EOFException("connection closed by the server");
-      }
-      if (line.size() >= MAX_HEAD_BYTES) {
-        throw new IOException("response header line too long");
-      }
-      line.write(b);
-    }
-    int length = line.size();
-    byte[] bytes = line.toByteArray();
-    if (length > 0 && bytes[length - 1] == '\r') {
-      length--;
-    }
-    return new String(bytes, 0, length, StandardCharsets.ISO_8859_1);
+    return BodyInputStream.readLine(in, MAX_HEAD_BYTES, "connection closed by the server",
+        "response header line too long");
   }
 
   private static boolean isChunked(Head head) {
@@ -245,38 +228,20 @@ final class Http1Connection implements AutoCloseable {
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
   }
 
-  /** Exactly {@code size} bytes of the connection, then end of stream; close leaves the rest. */
-  private static final class SizedInputStream extends InputStream {
-    private final InputStream in;
-    private long remaining;
-
+  /** Exactly {@code size} bytes of the connection, then end of stream. */
+  private static final class SizedInputStream extends BodyInputStream {
     SizedInputStream(InputStream in, long size) {
-      this.in = in;
-      this.remaining = size;
+      super(in, size);
     }
 
     @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    protected boolean nextSegment() {
+      return false;
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (remaining == 0) {
-        return -1;
-      }
-      int read = in.read(b, off, (int) Math.min(len, remaining));
-      if (read < 0) {
-        throw new EOFException("response body cut off");
-      }
-      remaining -= read;
-      return read;
-    }
-
-    @Override
-    public void close() {
-      // The connection outlives its responses.
+    protected String cutOffMessage() {
+      return "response body cut off";
     }
   }
 }

@@ -8,15 +8,15 @@ import java.io.InputStream;
  * A 4-byte big-endian length, then a MessagePack map of that length; length 0 is a heartbeat.
  * The stream may end between frames; a frame cut off part-way is a broken connection.
  */
-final class MsgpackFrames implements FrameReader {
+final class MsgpackFrames {
   private final DataInputStream in;
 
   MsgpackFrames(InputStream in) {
     this.in = new DataInputStream(in);
   }
 
-  @Override
-  public byte[] next() throws IOException {
+  /** The next message; empty for a heartbeat, null when the stream ended between frames. */
+  byte[] next() throws IOException {
     int first = in.read();
     if (first < 0) {
       return null;

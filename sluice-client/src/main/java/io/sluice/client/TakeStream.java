@@ -22,7 +22,7 @@ public final class TakeStream implements AutoCloseable {
   private final InputStream body;
   private final boolean msgpack;
   private final ObjectReader jobs;
-  private FrameReader frames;
+  private MsgpackFrames frames;
   private MappingIterator<Job> lines;
   private volatile long waitingSinceNanos;
   private volatile boolean reading;
