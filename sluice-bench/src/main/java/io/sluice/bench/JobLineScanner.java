@@ -16,6 +16,7 @@ final class JobLineScanner {
   private static final byte[] ID_KEY = ascii("\"id\"");
   private static final byte[] SEQ_KEY = ascii("\"seq\"");
   private static final byte[] NONCE_KEY = ascii("\"nonce\"");
+  private static final byte[] DEQUEUED_AT_KEY = ascii("\"dequeued_at\"");
 
   private final byte[] expectedNonce;
 
@@ -71,6 +72,24 @@ final class JobLineScanner {
 
   boolean nonceMatches() {
     return nonceMatches;
+  }
+
+  /**
+   * The job's {@code dequeued_at} (the server's dispatch instant, epoch ms), or -1 when absent.
+   * Scanned only on request: most workloads never need it.
+   */
+  static long dequeuedAtMs(byte[] b, int from, int to) {
+    int v = valueAfterKey(b, from, to, DEQUEUED_AT_KEY);
+    if (v < 0) {
+      return -1;
+    }
+    long value = 0;
+    int i = v;
+    while (i < to && b[i] >= '0' && b[i] <= '9' && value < Long.MAX_VALUE / 10) {
+      value = value * 10 + (b[i] - '0');
+      i++;
+    }
+    return i == v ? -1 : value;
   }
 
   /** Counts "id" keys; used to check that a bulk-enqueue answer lists every job we sent. */

@@ -1,5 +1,7 @@
 package io.sluice.bench;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * The arithmetic of budget-pacing, kept free of I/O so it can be unit tested.
  *
@@ -55,6 +57,15 @@ final class PacingMath {
       return 0;
     }
     return receipts[receipts.length - 1] - receipts[0] - (receipts.length - 1) * periodNanos;
+  }
+
+  /** Whole-millisecond instants as nanoseconds, so they fit the same grid arithmetic. */
+  static long[] millisToNanos(long[] millis) {
+    long[] nanos = new long[millis.length];
+    for (int i = 0; i < millis.length; i++) {
+      nanos[i] = TimeUnit.MILLISECONDS.toNanos(millis[i]);
+    }
+    return nanos;
   }
 
   /**

@@ -12,7 +12,8 @@ import java.util.Arrays;
 /**
  * A single worker for budget-pacing: one take stream, one ack connection, every job acked
  * individually ({@code POST /jobs/{id}/success}) the moment it arrives. Records, in arrival
- * order, when each of the run's jobs arrived and when its ack was sent.
+ * order, when each of the run's jobs arrived, when its ack was sent, and when the server says it
+ * dispatched it ({@code dequeued_at}).
  *
  * <p>Acks go out one at a time on their own keep-alive connection; one that arrives while
  * another is outstanding waits, and its "sent" instant is when it really leaves. With the
@@ -32,6 +33,7 @@ final class PacingWorker implements TakeStream.JobSink {
   // Event-loop-confined; read by the main thread only after done() completed and the stream closed.
   private final long[] receipts;
   private final long[] ackSent;
+  private final long[] dispatchedMs;
   private final int[] deliveries;
   private final ArrayDeque<PendingAck> acks = new ArrayDeque<>();
   private boolean ackInFlight;
@@ -45,6 +47,7 @@ final class PacingWorker implements TakeStream.JobSink {
     this.stream = new TakeStream(ctx, nonce, this);
     this.receipts = new long[jobs];
     this.ackSent = new long[jobs];
+    this.dispatchedMs = new long[jobs];
     this.deliveries = new int[jobs];
   }
 
@@ -85,6 +88,11 @@ final class PacingWorker implements TakeStream.JobSink {
     return Arrays.copyOf(ackSent, received);
   }
 
+  /** The server's dispatch instants ({@code dequeued_at}, epoch ms) of the run's jobs, in arrival order. */
+  long[] dispatchedMs() {
+    return Arrays.copyOf(dispatchedMs, received);
+  }
+
   int received() {
     return received;
   }
@@ -108,6 +116,7 @@ final class PacingWorker implements TakeStream.JobSink {
     } else {
       index = received++;
       receipts[index] = now;
+      dispatchedMs[index] = stream.currentDequeuedAtMs();
     }
     acks.add(new PendingAck(id, index));
     if (!ackInFlight) {

@@ -40,6 +40,10 @@ final class TakeStream {
   private volatile HttpClientConnection conn;
   private volatile boolean closing;
 
+  /** The job line being handed to the sink; only touched on ctx. */
+  private byte[] lineBytes;
+  private int lineStart;
+  private int lineEnd;
   // Only touched on ctx; read by the main thread after the stream is closed.
   private long jobLines;
   private long heartbeats;
@@ -140,6 +144,18 @@ final class TakeStream {
       return;
     }
     jobLines++;
+    lineBytes = b;
+    lineStart = start;
+    lineEnd = end;
     sink.onJob(scanner.id(b), scanner.nonceMatches() ? scanner.seq() : -1);
+    lineBytes = null;
+  }
+
+  /** The {@code dequeued_at} of the job being handed to {@link JobSink#onJob}; only valid during that call. */
+  long currentDequeuedAtMs() {
+    if (lineBytes == null) {
+      throw new IllegalStateException("only valid inside JobSink.onJob");
+    }
+    return JobLineScanner.dequeuedAtMs(lineBytes, lineStart, lineEnd);
   }
 }

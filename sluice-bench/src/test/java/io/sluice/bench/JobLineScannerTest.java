@@ -21,6 +21,18 @@ class JobLineScannerTest {
   }
 
   @Test
+  void readsDequeuedAtOnRequestAndMinusOneWhenAbsent() {
+    byte[] line = bytes("{\"id\":\"a\",\"attempts\":0, \"dequeued_at\" : 1773464504362}");
+    assertThat(JobLineScanner.dequeuedAtMs(line, 0, line.length)).isEqualTo(1773464504362L);
+
+    byte[] never = bytes("{\"id\":\"a\",\"attempts\":0}");
+    assertThat(JobLineScanner.dequeuedAtMs(never, 0, never.length)).isEqualTo(-1);
+
+    byte[] nullValue = bytes("{\"id\":\"a\",\"dequeued_at\":null}");
+    assertThat(JobLineScanner.dequeuedAtMs(nullValue, 0, nullValue.length)).isEqualTo(-1);
+  }
+
+  @Test
   void toleratesWhitespaceAndPayloadBeforeId() {
     byte[] line = bytes("{ \"payload\" : { \"nonce\" : \"cafe0001\", \"seq\" : 7 }, \"id\" : \"abc\" }");
     assertThat(scanner.scan(line, 0, line.length)).isTrue();

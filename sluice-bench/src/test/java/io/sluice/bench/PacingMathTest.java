@@ -74,4 +74,12 @@ class PacingMathTest {
     assertThat(PacingMath.ackToNext(new long[] {1}, new long[] {0})).isEmpty();
     assertThat(PacingMath.ackToNext(new long[0], new long[0])).isEmpty();
   }
+
+  @Test
+  void wholeMillisecondDispatchInstantsFitTheSameGrid() {
+    long[] dispatched = PacingMath.millisToNanos(new long[] {1_000, 1_010, 1_021, 1_030});
+    assertThat(dispatched).containsExactly(1_000_000_000L, 1_010_000_000L, 1_021_000_000L, 1_030_000_000L);
+    assertThat(PacingMath.gridDeviations(dispatched, 10_000_000L))
+        .containsExactly(0L, 0L, 1_000_000L, 0L);
+  }
 }
