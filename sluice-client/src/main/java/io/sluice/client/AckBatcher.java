@@ -3,7 +3,6 @@ package io.sluice.client;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -13,77 +12,162 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Collects successful job ids and sends them in {@code POST /jobs/success} calls, as soon as
- * {@code batchSize} are waiting, the oldest has waited {@code maxDelay}, the worker holds no other
- * job (nothing more will finish to join the batch), or the waiting acks and the jobs in hand fill
- * the server's prefetch window (it sends nothing more until acks arrive). {@link #SENDERS}
- * threads send, so that jobs finishing during one round trip need not wait for it.
+ * {@code batchSize} are waiting, the oldest has waited {@code maxDelay}, the waiting acks and the
+ * jobs in hand fill the server's prefetch window (it sends nothing more until acks arrive), or
+ * the worker holds no other job while its take stream has read everything that arrived (the end
+ * of a burst: nothing more is about to join the batch). A burst the server sends at once is thus
+ * acknowledged at once, in one request. {@link #SENDERS} threads send, so that jobs finishing
+ * during one round trip need not wait for it.
  *
- * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. Not the
- * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which on
- * machines of one or two cores starts a new thread per task, a cost paid on every ack.
+ * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. A batch
+ * that becomes due in a handler or the take thread while a sender is idle is written by that
+ * thread itself, and the idle sender only reads the answer: waking a sender to write would put a
+ * thread wake-up, a long wait on a loaded machine, between each batch and the server. Not the
+ * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which
+ * on machines of one or two cores starts a new thread per task, a cost paid on every ack.
  */
 final class AckBatcher {
   private static final Logger LOG = LoggerFactory.getLogger(AckBatcher.class);
   private static final int SEND_ATTEMPTS = 5;
   static final int SENDERS = 2;
+  /**
+   * Jobs quicker than this on average are waited for when the window is otherwise done: they
+   * will finish sooner than an ack's round trip, and one ack for the whole window costs the
+   * server less than several.
+   */
+  private static final long QUICK_JOB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   /** How long senders get to stop once their connections are closed at the deadline. */
   private static final long ABORT_GRACE_MS = 1_000;
 
-  private final JobsApi jobs;
   private final int window;
+  private final int threads;
   private final IntSupplier heldJobs;
   private final int batchSize;
   private final long maxDelayNanos;
   private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
   private final List<String> pending = new ArrayList<>();
-  private final List<Thread> senders = new ArrayList<>();
-  private final List<AckChannel> channels = new CopyOnWriteArrayList<>();
+  private final List<Sender> senders = new ArrayList<>();
   /** A failed send is retried until then (the flush deadline once closing). */
   private volatile long giveUpAtNanos = Long.MAX_VALUE;
   private long oldestNanos;
   private boolean closing;
   private boolean flushNow;
   private boolean closed;
+  /** Moving average of how long a job takes its handler. */
+  private long averageJobNanos;
+  /** The take stream has read all that arrived and waits for more; written without the lock. */
+  private volatile boolean streamDrained;
+
+  /** A sender thread and its connection; the fields are guarded by {@link #lock}. */
+  private final class Sender {
+    final AckChannel channel;
+    final Thread thread;
+    final Condition wake = lock.newCondition();
+    /** Waiting for a batch and not claimed: a handler thread may write its batch here. */
+    boolean idle;
+    /** A handler thread is writing a batch on this sender's channel. */
+    boolean claimed;
+    /** The batch a handler thread wrote here, for this sender to finish. */
+    List<String> begun;
+
+    Sender(AckChannel channel, String name) {
+      this.channel = channel;
+      this.thread = new Thread(() -> sendLoop(this), name);
+      thread.setDaemon(true);
+    }
+  }
+
+  /** A batch for a sender; {@code begun} when a handler thread already wrote it. */
+  private record Batch(List<String> ids, boolean begun) {}
 
   /**
    * @param window the server's prefetch window
+   * @param threads the handler threads
    * @param heldJobs the jobs the worker holds (running or waiting for a thread)
    */
   AckBatcher(JobsApi jobs, int batchSize, Duration maxDelay, String threadName, int window,
-      IntSupplier heldJobs) {
-    this.jobs = jobs;
+      int threads, IntSupplier heldJobs) {
     this.batchSize = batchSize;
     this.maxDelayNanos = maxDelay.toNanos();
     this.window = window;
+    this.threads = threads;
     this.heldJobs = heldJobs;
     for (int i = 0; i < SENDERS; i++) {
-      Thread sender = new Thread(this::sendLoop, threadName + "-" + i);
-      sender.setDaemon(true);
-      senders.add(sender);
+      senders.add(new Sender(jobs.ackChannel(), threadName + "-" + i));
     }
   }
 
   void start() {
-    senders.forEach(Thread::start);
+    senders.forEach(sender -> sender.thread.start());
   }
 
-  void add(String id) {
+  /** A handler thread finished the job {@code id}, which took it {@code tookNanos}. */
+  void add(String id, long tookNanos) {
     lock.lock();
     try {
       if (closed) {
         return; // too late: the stream is closing and the server will requeue the job
       }
+      averageJobNanos += (tookNanos - averageJobNanos) / 8;
       if (pending.isEmpty()) {
         oldestNanos = System.nanoTime();
       }
       pending.add(id);
-      int held = heldJobs.getAsInt();
-      boolean due = held == 0 || pending.size() + held >= window;
-      flushNow |= due;
-      if (pending.size() == 1 || pending.size() >= batchSize || due) {
-        changed.signal(); // the first id starts the delay clock; a due batch goes at once
+    } finally {
+      lock.unlock();
+    }
+    flushIfDue(true);
+  }
+
+  /** The take stream handed on a job: more may follow in the same burst. */
+  void jobArrived() {
+    if (streamDrained) {
+      streamDrained = false;
+    }
+  }
+
+  /** The take stream read all that arrived and is about to wait: its burst is over. */
+  void streamDrained() {
+    streamDrained = true;
+    flushIfDue(false);
+  }
+
+  /**
+   * Starts sending the pending batch if it is due: written by the calling thread when a sender
+   * is idle, else handed to the senders. @param added called for an id just added, which starts
+   * the delay clock when it is the first
+   */
+  private void flushIfDue(boolean added) {
+    Sender writer;
+    List<String> batch;
+    lock.lock();
+    try {
+      if (closed || pending.isEmpty()) {
+        return;
       }
+      int held = heldJobs.getAsInt();
+      boolean windowDone = pending.size() + held >= window;
+      boolean full = pending.size() >= batchSize || (windowDone && held == 0)
+          || (windowDone && held < threads && averageJobNanos >= QUICK_JOB_NANOS);
+      boolean burstDone = held == 0 && streamDrained;
+      writer = full || burstDone ? claimIdleSender() : null;
+      if (writer == null) {
+        flushNow |= full || burstDone;
+        if ((added && pending.size() == 1) || full || burstDone) {
+          wakeIdleSender(); // the first id starts the delay clock; a due batch goes at once
+        }
+        return;
+      }
+      batch = takePending();
+    } finally {
+      lock.unlock();
+    }
+    writer.channel.begin(batch); // outside the lock: other handlers keep adding meanwhile
+    lock.lock();
+    try {
+      writer.claimed = false;
+      writer.begun = batch;
+      writer.wake.signal();
     } finally {
       lock.unlock();
     }
@@ -99,31 +183,59 @@ final class AckBatcher {
     lock.lock();
     try {
       closing = true;
-      changed.signalAll();
+      senders.forEach(sender -> sender.wake.signal());
     } finally {
       lock.unlock();
     }
-    for (Thread sender : senders) {
-      sender.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+    for (Sender sender : senders) {
+      sender.thread.join(
+          Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
     }
-    if (senders.stream().noneMatch(Thread::isAlive)) {
+    if (senders.stream().noneMatch(sender -> sender.thread.isAlive())) {
       return;
     }
-    senders.forEach(Thread::interrupt);
-    channels.forEach(AckChannel::abort);
-    for (Thread sender : senders) {
-      sender.join(ABORT_GRACE_MS);
-      if (sender.isAlive()) {
-        LOG.warn("ack sender {} did not stop; leaving it behind", sender.getName());
+    senders.forEach(sender -> sender.thread.interrupt());
+    senders.forEach(sender -> sender.channel.abort());
+    for (Sender sender : senders) {
+      sender.thread.join(ABORT_GRACE_MS);
+      if (sender.thread.isAlive()) {
+        LOG.warn("ack sender {} did not stop; leaving it behind", sender.thread.getName());
       }
     }
   }
 
-  private void sendLoop() {
-    try (AckChannel channel = jobs.ackChannel()) {
-      channels.add(channel);
-      List<String> batch;
-      while ((batch = nextBatch()) != null) {
+  /** An idle sender whose connection is open, now reserved for the caller's write; or null. */
+  private Sender claimIdleSender() {
+    for (Sender sender : senders) {
+      if (sender.idle && sender.channel.connected()) {
+        sender.idle = false;
+        sender.claimed = true;
+        return sender;
+      }
+    }
+    return null;
+  }
+
+  private void wakeIdleSender() {
+    for (Sender sender : senders) {
+      if (sender.idle) {
+        sender.wake.signal();
+        return;
+      }
+    }
+  }
+
+  private List<String> takePending() {
+    List<String> batch = new ArrayList<>(pending);
+    pending.clear();
+    flushNow = false;
+    return batch;
+  }
+
+  private void sendLoop(Sender self) {
+    try (AckChannel channel = self.channel) {
+      Batch batch;
+      while ((batch = nextBatch(self)) != null) {
         send(channel, batch);
       }
     } catch (InterruptedException e) {
@@ -131,35 +243,41 @@ final class AckBatcher {
     }
   }
 
-  /** Waits for a batch to be due; null once closing and nothing is left. */
-  private List<String> nextBatch() throws InterruptedException {
+  /** Waits for a batch to be due or handed over; null once closing and nothing is left. */
+  private Batch nextBatch(Sender self) throws InterruptedException {
     lock.lockInterruptibly();
     try {
       while (true) {
         if (Thread.interrupted()) {
           throw new InterruptedException(); // the flush deadline passed
         }
+        if (self.begun != null) {
+          Batch handed = new Batch(self.begun, true);
+          self.begun = null;
+          return handed;
+        }
+        if (self.claimed) {
+          self.wake.await(); // a handler thread is writing its batch on this channel
+          continue;
+        }
         if (pending.isEmpty()) {
           if (closing) {
+            self.idle = false;
             closed = true;
             return null;
           }
-          changed.await();
-          continue; // another sender may have taken what woke this one
-        }
-        if (closing || flushNow || pending.size() >= batchSize) {
-          break;
+          self.idle = true;
+          self.wake.await();
+          continue;
         }
         long wait = oldestNanos + maxDelayNanos - System.nanoTime();
-        if (wait <= 0) {
-          break;
+        if (closing || flushNow || pending.size() >= batchSize || wait <= 0) {
+          self.idle = false;
+          return new Batch(takePending(), false);
         }
-        changed.awaitNanos(wait);
+        self.idle = true;
+        self.wake.awaitNanos(wait);
       }
-      List<String> batch = new ArrayList<>(pending);
-      pending.clear();
-      flushNow = false;
-      return batch;
     } finally {
       lock.unlock();
     }
@@ -169,10 +287,11 @@ final class AckBatcher {
    * Sends one batch, retrying transport and server errors with backoff while attempts and the
    * flush deadline allow.
    */
-  private void send(AckChannel channel, List<String> ids) throws InterruptedException {
+  private void send(AckChannel channel, Batch batch) throws InterruptedException {
+    List<String> ids = batch.ids();
     for (int attempt = 1; ; attempt++) {
       try {
-        List<String> notFound = channel.ackAll(ids);
+        List<String> notFound = attempt == 1 && batch.begun() ? channel.finish() : channel.ackAll(ids);
         if (!notFound.isEmpty()) {
           LOG.debug("{} acknowledged jobs were no longer in flight (requeued or deleted): {}",
               notFound.size(), notFound);

@@ -7,7 +7,10 @@ import java.util.function.Function;
 
 /**
  * {@code POST /jobs/success} over one kept-alive connection of the worker transport, reopened
- * when it breaks. One thread uses a channel.
+ * when it breaks. An ack is {@link #begin begun} (written) and {@link #finish finished} (its
+ * answer read), possibly by two threads: a handler thread writes the batch it completed at once,
+ * and the ack sender owning the channel waits for the answer. One thread at a time uses a
+ * channel; whoever hands it over does so under a lock.
  */
 final class AckChannel implements AutoCloseable {
   private final HttpTransport transport;
@@ -16,6 +19,11 @@ final class AckChannel implements AutoCloseable {
   private volatile Http1Connection connection;
   private volatile boolean aborted;
 
+  /** The ack begun and not yet finished. */
+  private byte[] body;
+  private boolean reused;
+  private IOException writeFailure;
+
   AckChannel(HttpTransport transport, String path,
       Function<HttpTransport.Reply, List<String>> notFound) {
     this.transport = transport;
@@ -23,12 +31,39 @@ final class AckChannel implements AutoCloseable {
     this.notFound = notFound;
   }
 
+  /** True once a connection is open: a {@link #begin} then only writes, it never connects. */
+  boolean connected() {
+    return connection != null;
+  }
+
   /** Completes the jobs still in flight; returns the ids that were not. */
   List<String> ackAll(Collection<String> ids) {
-    byte[] body = transport.codec().encode(transport.format(), new WireBodies.Ids(ids));
-    boolean reused = connection != null;
+    begin(ids);
+    return finish();
+  }
+
+  /**
+   * Writes the ack of {@code ids}; never throws for a broken connection: {@link #finish} then
+   * reports it or sends again.
+   */
+  void begin(Collection<String> ids) {
+    body = transport.codec().encode(transport.format(), new WireBodies.Ids(ids));
+    reused = connection != null;
+    writeFailure = null;
     try {
-      return notFound.apply(send(body));
+      write(body);
+    } catch (IOException e) {
+      writeFailure = e;
+    }
+  }
+
+  /** Reads the answer to the ack begun; returns the ids that were no longer in flight. */
+  List<String> finish() {
+    try {
+      if (writeFailure != null) {
+        throw writeFailure;
+      }
+      return notFound.apply(read());
     } catch (IOException first) {
       close();
       if (!reused) {
@@ -37,15 +72,19 @@ final class AckChannel implements AutoCloseable {
       // The server may close a kept-alive connection while it idles; acks are safe to repeat
       // (a job acked twice is reported as not found, and nothing else happens).
       try {
-        return notFound.apply(send(body));
+        write(body);
+        return notFound.apply(read());
       } catch (IOException second) {
         close();
         throw new ConnectionException("POST " + path, second);
       }
+    } finally {
+      body = null;
+      writeFailure = null;
     }
   }
 
-  private HttpTransport.Reply send(byte[] body) throws IOException {
+  private void write(byte[] ack) throws IOException {
     if (aborted) {
       throw new IOException("acks aborted");
     }
@@ -55,8 +94,15 @@ final class AckChannel implements AutoCloseable {
       connection = open;
     }
     String mediaType = transport.format().mediaType();
-    HttpTransport.Reply reply = open.exchange("POST", path, mediaType, mediaType, body,
-        transport.requestTimeout());
+    open.send("POST", path, mediaType, mediaType, ack, transport.requestTimeout());
+  }
+
+  private HttpTransport.Reply read() throws IOException {
+    Http1Connection open = connection;
+    if (open == null) {
+      throw new IOException("acks aborted"); // closed by abort() between write and read
+    }
+    HttpTransport.Reply reply = open.receive();
     if (!open.reusable()) {
       close();
     }

@@ -2,6 +2,7 @@ package io.sluice.client;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -22,7 +23,8 @@ import javax.net.ssl.SSLSocketFactory;
  * transport for its take stream and its acks. Those two paths carry every job, and the JDK
  * {@code HttpClient} costs several times more CPU per request and per streamed line (futures,
  * a selector thread between socket and reader); a worker needs only these two request shapes.
- * Not thread-safe: one thread uses a connection, any thread may {@link #close} it.
+ * Not thread-safe: one thread at a time uses a connection (handed over between {@link #send} and
+ * {@link #receive} only with a happens-before edge), any thread may {@link #close} it.
  */
 final class Http1Connection implements AutoCloseable {
   private static final int MAX_HEAD_BYTES = 64 * 1024;
@@ -40,10 +42,11 @@ final class Http1Connection implements AutoCloseable {
   private final String host;
   private final String basePath;
   private boolean reusable = true;
+  private volatile Runnable beforeWaiting = () -> { };
 
   private Http1Connection(Socket socket, String host, String basePath) throws IOException {
     this.socket = socket;
-    this.in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+    this.in = new BufferedInputStream(new WaitWatch(socket.getInputStream()), 64 * 1024);
     this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
     this.host = host;
     this.basePath = basePath;
@@ -82,6 +85,14 @@ final class Http1Connection implements AutoCloseable {
     }
   }
 
+  /**
+   * Runs {@code listener} on the reading thread whenever everything received so far has been
+   * read and a read is about to wait for the network.
+   */
+  void beforeWaiting(Runnable listener) {
+    beforeWaiting = listener;
+  }
+
   /** True while the server has not asked to close and no exchange broke off half-way. */
   boolean reusable() {
     return reusable && !socket.isClosed();
@@ -93,9 +104,24 @@ final class Http1Connection implements AutoCloseable {
    */
   HttpTransport.Reply exchange(String method, String target, String accept, String contentType,
       byte[] body, Duration timeout) throws IOException {
+    send(method, target, accept, contentType, body, timeout);
+    return receive();
+  }
+
+  /**
+   * The first half of {@link #exchange}: writes the request, so that another thread may then
+   * {@link #receive} its response (the caller hands the connection over). Each read of the
+   * response waits at most {@code timeout}.
+   */
+  void send(String method, String target, String accept, String contentType, byte[] body,
+      Duration timeout) throws IOException {
     reusable = false; // until the response has been read to its end
     socket.setSoTimeout(timeoutMillis(timeout));
     writeRequest(method, target, accept, contentType, body, null);
+  }
+
+  /** The second half of {@link #exchange}: reads the whole response to the request sent. */
+  HttpTransport.Reply receive() throws IOException {
     Head head = readHead();
     byte[] content;
     try (InputStream bodyStream = body(head)) {
@@ -226,6 +252,32 @@ final class Http1Connection implements AutoCloseable {
 
   private static int timeoutMillis(Duration timeout) {
     return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+  }
+
+  /**
+   * The socket's input, which the buffer above reads only once it is empty: a read finding
+   * nothing available is about to wait.
+   */
+  private final class WaitWatch extends FilterInputStream {
+    WaitWatch(InputStream in) {
+      super(in);
+    }
+
+    @Override
+    public int read() throws IOException {
+      if (in.available() == 0) {
+        beforeWaiting.run();
+      }
+      return in.read();
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (len > 0 && in.available() == 0) {
+        beforeWaiting.run();
+      }
+      return in.read(b, off, len);
+    }
   }
 
   /** Exactly {@code size} bytes of the connection, then end of stream. */

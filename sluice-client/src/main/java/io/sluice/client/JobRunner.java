@@ -28,6 +28,7 @@ final class JobRunner {
 
   /** Never throws; {@code settled} runs once the outcome has reached the server (or was lost). */
   void run(Job job, Runnable settled) {
+    long startNanos = System.nanoTime();
     try {
       handlers.handle(job);
     } catch (Throwable error) {
@@ -46,7 +47,7 @@ final class JobRunner {
     // The job's slot is free as soon as it is done: the server sends nothing new for it before
     // the ack reaches it, so waiting for the ack's answer too would only add a round trip.
     settled.run();
-    acks.add(job.id());
+    acks.add(job.id(), System.nanoTime() - startNanos);
   }
 
   private void reportFailure(Job job, Throwable error) {

@@ -23,19 +23,22 @@ final class TakeLoop implements Runnable {
   private final String workerId;
   private final Semaphore permits;
   private final Consumer<Job> dispatch;
+  private final Runnable drained;
   private final ReconnectDelay delay;
   private final BooleanSupplier stopping;
   private volatile TakeStream current;
   private volatile boolean closed;
 
+  /** @param drained told on the loop's thread when it read all that arrived and waits for more */
   TakeLoop(JobsApi jobs, List<String> queues, int prefetch, String workerId, Semaphore permits,
-      Consumer<Job> dispatch, ReconnectDelay delay, BooleanSupplier stopping) {
+      Consumer<Job> dispatch, Runnable drained, ReconnectDelay delay, BooleanSupplier stopping) {
     this.jobs = jobs;
     this.queues = queues;
     this.prefetch = prefetch;
     this.workerId = workerId;
     this.permits = permits;
     this.dispatch = dispatch;
+    this.drained = drained;
     this.delay = delay;
     this.stopping = stopping;
   }
@@ -49,6 +52,7 @@ final class TakeLoop implements Runnable {
           current.close(); // close() ran while the stream was opening
           return;
         }
+        current.onDrained(drained);
         delay.reset();
         LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
         drain(current);

@@ -84,6 +84,14 @@ public final class TakeStream implements AutoCloseable {
     return !reading ? 0 : System.nanoTime() - waitingSinceNanos;
   }
 
+  /**
+   * Runs {@code listener} on the reading thread whenever it has read everything that arrived and
+   * is about to wait for more: the end of a burst of jobs.
+   */
+  void onDrained(Runnable listener) {
+    connection.beforeWaiting(listener);
+  }
+
   /** Closes the connection, which also ends a {@link #next} blocked in another thread. */
   @Override
   public void close() {

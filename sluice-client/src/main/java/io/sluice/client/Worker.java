@@ -78,10 +78,10 @@ public final class Worker implements AutoCloseable {
     }
     threads = HandlerThreads.pool(settings.concurrency, name + "-handler-");
     acks = new AckBatcher(client.jobs(), settings.effectiveAckBatchSize(), settings.ackInterval,
-        name + "-acks", settings.prefetch, this::heldJobs);
+        name + "-acks", settings.prefetch, settings.concurrency, this::heldJobs);
     runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get);
     takeLoop = new TakeLoop(client.jobs(), settings.queues, settings.prefetch, settings.workerId,
-        permits, this::dispatch, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
+        permits, this::dispatch, acks::streamDrained, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
         stopping::get);
     acks.start();
     // Not a daemon: a worker keeps its JVM alive until it is shut down.
@@ -104,6 +104,7 @@ public final class Worker implements AutoCloseable {
   }
 
   private void dispatch(Job job) {
+    acks.jobArrived();
     try {
       threads.execute(() -> {
         if (stopping.get()) {
@@ -169,13 +170,11 @@ public final class Worker implements AutoCloseable {
       Duration reconnectMax, Duration idleTimeout, Duration shutdownTimeout, String workerId) {
 
     /**
-     * At most half the prefetch: jobs whose ack waits in a batch still occupy the server's
-     * prefetch window, so one half can be on its way while the other fills. A batch also goes out
-     * at once when the waiting acks fill the window with the jobs in hand, since the server then
-     * sends nothing until acks arrive.
+     * At most the prefetch: a batch never holds more acks than the server's window has jobs. The
+     * batcher sends sooner when the window is done with (see {@link AckBatcher}).
      */
     int effectiveAckBatchSize() {
-      return Math.max(1, Math.min(ackBatchSize, prefetch / 2));
+      return Math.max(1, Math.min(ackBatchSize, prefetch));
     }
   }
 
@@ -225,7 +224,7 @@ public final class Worker implements AutoCloseable {
       return this;
     }
 
-    /** Acks per {@code POST /jobs/success} (default 100, at most a quarter of the prefetch). */
+    /** Acks per {@code POST /jobs/success} at most (default 100, capped at the prefetch). */
     public Builder ackBatchSize(int size) {
       if (size < 1) {
         throw new IllegalArgumentException("ack batch size must be at least 1");

@@ -6,13 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.client.model.Job;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Reading a take stream's NDJSON body: heartbeats, chunk boundaries, a cut-off job. */
+/**
+ * Reading a take stream's NDJSON body: heartbeats, chunk boundaries, a cut-off job, and telling
+ * when a burst has been read.
+ */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TakeStreamTest {
   private static final String HEAD = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
@@ -98,6 +103,42 @@ class TakeStreamTest {
       assertThat(Duration.ofNanos(stream.idleNanos())).isLessThan(Duration.ofMillis(300));
       sendJob.countDown();
       assertThat(next.get(10, TimeUnit.SECONDS).id()).isEqualTo("late");
+    }
+  }
+
+  @Test
+  void aDrainedStreamIsReportedOnceItsBurstIsReadNotBetweenJobsOfTheBurst() throws Exception {
+    CountDownLatch sendThird = new CountDownLatch(1);
+    try (FakeHttpServer server = FakeHttpServer.start(conn -> {
+      conn.readRequest();
+      conn.write(HEAD + chunk(job("j1")) + chunk(job("j2"))); // one burst
+      sendThird.await(10, TimeUnit.SECONDS);
+      conn.write(chunk(job("j3")) + "0\r\n\r\n");
+    }); TakeStream stream = take(server)) {
+      AtomicInteger returned = new AtomicInteger();
+      List<Integer> drainedAfter = new CopyOnWriteArrayList<>();
+      CountDownLatch waitingAfterBurst = new CountDownLatch(1);
+      stream.onDrained(() -> {
+        drainedAfter.add(returned.get());
+        if (returned.get() == 2) {
+          waitingAfterBurst.countDown();
+        }
+      });
+      CompletableFuture<List<String>> ids = CompletableFuture.supplyAsync(() -> {
+        List<String> read = new CopyOnWriteArrayList<>();
+        Job job;
+        while ((job = stream.next()) != null) {
+          read.add(job.id());
+          returned.incrementAndGet();
+        }
+        return read;
+      });
+
+      assertThat(waitingAfterBurst.await(10, TimeUnit.SECONDS))
+          .as("drained while waiting for more after the burst").isTrue();
+      sendThird.countDown();
+      assertThat(ids.get(10, TimeUnit.SECONDS)).containsExactly("j1", "j2", "j3");
+      assertThat(drainedAfter).as("never between two jobs of one burst").doesNotContain(1);
     }
   }
 }
