@@ -47,7 +47,7 @@ final class AckChannel implements AutoCloseable {
    * reports it or sends again.
    */
   void begin(Collection<String> ids) {
-    body = transport.codec().encode(transport.format(), new WireBodies.Ids(ids));
+    body = transport.codec().encodeIds(transport.format(), ids);
     reused = connection != null;
     writeFailure = null;
     try {

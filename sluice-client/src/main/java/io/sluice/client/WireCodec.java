@@ -1,14 +1,17 @@
 package io.sluice.client;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.sluice.client.model.Job;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Collection;
 import org.msgpack.jackson.dataformat.MessagePackFactory;
 
 /** Object mappers for both body formats, configured alike. */
@@ -49,6 +52,26 @@ final class WireCodec {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot encode request body", e);
     }
+  }
+
+  /**
+   * The body of {@code POST /jobs/success}, {@code {"ids":[…]}}, written straight to a generator:
+   * a worker sends one per batch, and the data-binding path cost more than the ids themselves.
+   */
+  byte[] encodeIds(WireFormat format, Collection<String> ids) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 + 32 * ids.size());
+    try (JsonGenerator generator = mapper(format).getFactory().createGenerator(out)) {
+      generator.writeStartObject();
+      generator.writeArrayFieldStart("ids");
+      for (String id : ids) {
+        generator.writeString(id);
+      }
+      generator.writeEndArray();
+      generator.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot encode request body", e);
+    }
+    return out.toByteArray();
   }
 
   /** Converts a payload tree into the handler's type. */
