@@ -103,20 +103,31 @@ final class AckBatcher {
 
   /** A handler thread finished the job {@code id}, which took it {@code tookNanos}. */
   void add(String id, long tookNanos) {
+    Sender writer;
+    List<String> batch = null;
     lock.lock();
     try {
       if (closed) {
         return; // too late: the stream is closing and the server will requeue the job
       }
       averageJobNanos += (tookNanos - averageJobNanos) / 8;
-      if (pending.isEmpty()) {
+      boolean first = pending.isEmpty();
+      if (first) {
         oldestNanos = System.nanoTime();
       }
       pending.add(id);
+      writer = claimIfDue();
+      if (writer != null) {
+        batch = takePending();
+      } else if (first) {
+        wakeIdleSender(); // starts the delay clock
+      }
     } finally {
       lock.unlock();
     }
-    flushIfDue(true);
+    if (writer != null) {
+      write(writer, batch);
+    }
   }
 
   /** The take stream handed on a job: more may follow in the same burst. */
@@ -129,47 +140,60 @@ final class AckBatcher {
   /** The take stream read all that arrived and is about to wait: its burst is over. */
   void streamDrained() {
     streamDrained = true;
-    flushIfDue(false);
-  }
-
-  /**
-   * Starts sending the pending batch if it is due: written by the calling thread when a sender
-   * is idle, else handed to the senders. @param added called for an id just added, which starts
-   * the delay clock when it is the first
-   */
-  private void flushIfDue(boolean added) {
     Sender writer;
-    List<String> batch;
+    List<String> batch = null;
     lock.lock();
     try {
-      if (closed || pending.isEmpty()) {
-        return;
+      writer = claimIfDue();
+      if (writer != null) {
+        batch = takePending();
       }
-      int held = heldJobs.getAsInt();
-      boolean windowDone = pending.size() + held >= window;
-      boolean full = pending.size() >= batchSize || (windowDone && held == 0)
-          || (windowDone && held < threads && averageJobNanos >= QUICK_JOB_NANOS);
-      boolean burstDone = held == 0 && streamDrained;
-      writer = full || burstDone ? claimIdleSender() : null;
-      if (writer == null) {
-        flushNow |= full || burstDone;
-        if ((added && pending.size() == 1) || full || burstDone) {
-          wakeIdleSender(); // the first id starts the delay clock; a due batch goes at once
-        }
-        return;
-      }
-      batch = takePending();
     } finally {
       lock.unlock();
     }
-    writer.channel.begin(batch); // outside the lock: other handlers keep adding meanwhile
-    lock.lock();
+    if (writer != null) {
+      write(writer, batch);
+    }
+  }
+
+  /**
+   * Under the lock: when the pending batch is due, an idle sender reserved for the caller to
+   * write it on; with none idle, the batch is left to the senders and null returned, as it is
+   * when nothing is due.
+   */
+  private Sender claimIfDue() {
+    if (closed || pending.isEmpty()) {
+      return null;
+    }
+    int held = heldJobs.getAsInt();
+    boolean windowDone = pending.size() + held >= window;
+    boolean full = pending.size() >= batchSize || (windowDone && held == 0)
+        || (windowDone && held < threads && averageJobNanos >= QUICK_JOB_NANOS);
+    boolean burstDone = held == 0 && streamDrained;
+    if (!full && !burstDone) {
+      return null;
+    }
+    Sender writer = claimIdleSender();
+    if (writer == null) {
+      flushNow = true;
+      wakeIdleSender();
+    }
+    return writer;
+  }
+
+  /** Writes {@code batch} on the claimed sender's channel and hands the sender its answer. */
+  private void write(Sender writer, List<String> batch) {
     try {
-      writer.claimed = false;
-      writer.begun = batch;
-      writer.wake.signal();
+      writer.channel.begin(batch); // outside the lock: other handlers keep adding meanwhile
     } finally {
-      lock.unlock();
+      lock.lock();
+      try {
+        writer.claimed = false;
+        writer.begun = batch; // the sender finishes it, or sends it again if the write failed
+        writer.wake.signal();
+      } finally {
+        lock.unlock();
+      }
     }
   }
 
@@ -201,6 +225,20 @@ final class AckBatcher {
       if (sender.thread.isAlive()) {
         LOG.warn("ack sender {} did not stop; leaving it behind", sender.thread.getName());
       }
+    }
+  }
+
+  /**
+   * True when a sender waits idle on an open connection: a batch that becomes due is then
+   * written at once by the thread that makes it due. For tests, which need that to be
+   * deterministic.
+   */
+  boolean readyToWrite() {
+    lock.lock();
+    try {
+      return senders.stream().anyMatch(sender -> sender.idle && sender.channel.connected());
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -239,7 +277,7 @@ final class AckBatcher {
         send(channel, batch);
       }
     } catch (InterruptedException e) {
-      dropRemaining();
+      dropRemaining(self);
     }
   }
 
@@ -317,9 +355,10 @@ final class AckBatcher {
     LOG.warn("could not acknowledge {} jobs: {}", ids.size(), cause.toString());
   }
 
-  private void dropRemaining() {
+  private void dropRemaining(Sender self) {
     lock.lock();
     try {
+      self.idle = false; // its channel is closing: nobody may write on it any more
       closed = true;
       pending.clear(); // the server requeues these jobs when the stream closes
     } finally {

@@ -21,6 +21,7 @@ final class AckChannel implements AutoCloseable {
 
   /** The ack begun and not yet finished. */
   private byte[] body;
+  private boolean written;
   private boolean reused;
   private IOException writeFailure;
 
@@ -43,15 +44,20 @@ final class AckChannel implements AutoCloseable {
   }
 
   /**
-   * Writes the ack of {@code ids}; never throws for a broken connection: {@link #finish} then
-   * reports it or sends again.
+   * Writes the ack of {@code ids} on the open connection; never connects and never throws for a
+   * broken connection: {@link #finish} then connects, reports the failure or sends again.
    */
   void begin(Collection<String> ids) {
     body = transport.codec().encodeIds(transport.format(), ids);
-    reused = connection != null;
+    written = false;
     writeFailure = null;
+    reused = connection != null;
+    if (!reused || aborted) {
+      return;
+    }
     try {
       write(body);
+      written = true;
     } catch (IOException e) {
       writeFailure = e;
     }
@@ -62,6 +68,9 @@ final class AckChannel implements AutoCloseable {
     try {
       if (writeFailure != null) {
         throw writeFailure;
+      }
+      if (!written) {
+        write(body);
       }
       return notFound.apply(read());
     } catch (IOException first) {
@@ -80,6 +89,7 @@ final class AckChannel implements AutoCloseable {
       }
     } finally {
       body = null;
+      written = false;
       writeFailure = null;
     }
   }
@@ -100,7 +110,7 @@ final class AckChannel implements AutoCloseable {
   private HttpTransport.Reply read() throws IOException {
     Http1Connection open = connection;
     if (open == null) {
-      throw new IOException("acks aborted"); // closed by abort() between write and read
+      throw new IOException("connection closed"); // by close() after a failed write
     }
     HttpTransport.Reply reply = open.receive();
     if (!open.reusable()) {

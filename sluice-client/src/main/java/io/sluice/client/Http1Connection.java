@@ -42,11 +42,15 @@ final class Http1Connection implements AutoCloseable {
   private final String host;
   private final String basePath;
   private boolean reusable = true;
-  private volatile Runnable beforeWaiting = () -> { };
+  private static final Runnable NOBODY = () -> { };
+  private volatile Runnable beforeWaiting = NOBODY;
 
-  private Http1Connection(Socket socket, String host, String basePath) throws IOException {
+  /** @param plain the TCP socket under {@code socket}, or {@code socket} itself without TLS */
+  private Http1Connection(Socket socket, Socket plain, String host, String basePath)
+      throws IOException {
     this.socket = socket;
-    this.in = new BufferedInputStream(new WaitWatch(socket.getInputStream()), 64 * 1024);
+    this.in = new BufferedInputStream(
+        new WaitWatch(socket.getInputStream(), plain.getInputStream()), 64 * 1024);
     this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
     this.host = host;
     this.basePath = basePath;
@@ -60,7 +64,8 @@ final class Http1Connection implements AutoCloseable {
     String hostName = base.getHost().startsWith("[")
         ? base.getHost().substring(1, base.getHost().length() - 1)
         : base.getHost();
-    Socket socket = new Socket();
+    Socket plain = new Socket();
+    Socket socket = plain;
     try {
       socket.setTcpNoDelay(true);
       int connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
@@ -76,7 +81,7 @@ final class Http1Connection implements AutoCloseable {
         socket = ssl;
       }
       String path = base.getRawPath() == null ? "" : base.getRawPath();
-      return new Http1Connection(socket,
+      return new Http1Connection(socket, plain,
           base.getPort() == -1 ? base.getHost() : base.getHost() + ":" + port,
           path.endsWith("/") ? path.substring(0, path.length() - 1) : path);
     } catch (IOException | RuntimeException e) {
@@ -256,27 +261,36 @@ final class Http1Connection implements AutoCloseable {
 
   /**
    * The socket's input, which the buffer above reads only once it is empty: a read finding
-   * nothing available is about to wait.
+   * nothing available is about to wait. Under TLS the network's bytes are checked too, since the
+   * TLS layer counts only what it has already decrypted.
    */
   private final class WaitWatch extends FilterInputStream {
-    WaitWatch(InputStream in) {
+    private final InputStream network;
+
+    WaitWatch(InputStream in, InputStream network) {
       super(in);
+      this.network = network;
     }
 
     @Override
     public int read() throws IOException {
-      if (in.available() == 0) {
-        beforeWaiting.run();
-      }
+      noteWait();
       return in.read();
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-      if (len > 0 && in.available() == 0) {
-        beforeWaiting.run();
+      if (len > 0) {
+        noteWait();
       }
       return in.read(b, off, len);
+    }
+
+    private void noteWait() throws IOException {
+      Runnable listener = beforeWaiting;
+      if (listener != NOBODY && in.available() == 0 && network.available() == 0) {
+        listener.run();
+      }
     }
   }
 
