@@ -35,6 +35,35 @@ record BudgetEnv(BenchOptions opt, ClientKit kit, Endpoint endpoint, ServerProce
   }
 
   /**
+   * Waits, at most {@code maxMillis}, until the server has used no more than {@link
+   * Quiet#IDLE_CORE_FRACTION} of a core over {@link Quiet#WINDOW_MILLIS}: background work left
+   * by an earlier step (storage compactions after a bulk load, garbage collection) then no longer
+   * competes with the step measured next. Says how long it waited; does nothing for a server the
+   * bench did not start, whose CPU it cannot see.
+   */
+  void awaitQuietServer(String label, long maxMillis) {
+    if (server == null || server.cpuNanos() < 0) {
+      return;
+    }
+    long start = System.nanoTime();
+    long deadline = start + maxMillis * 1_000_000L;
+    boolean quiet = false;
+    while (!quiet && System.nanoTime() < deadline) {
+      long cpuBefore = server.cpuNanos();
+      long wallBefore = System.nanoTime();
+      try {
+        Thread.sleep(Quiet.WINDOW_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      quiet = Quiet.isQuiet(server.cpuNanos() - cpuBefore, System.nanoTime() - wallBefore);
+    }
+    say("%s server %s after %.1f s", label, quiet ? "quiet" : "still busy (measuring anyway)",
+        (System.nanoTime() - start) / 1e9);
+  }
+
+  /**
    * True when the bench talks to a server it did not start (--url): the workload then removes
    * what it created, so the next run (or the next workload) starts from the same state. A
    * self-started server is thrown away after the run, so cleaning it would only waste time.

@@ -20,7 +20,9 @@ import java.util.Map;
  * no worker does: every parked job stays parked for the whole run.
  *
  * <p>The baseline necessarily runs first, on a colder server; --server-warmup-runs 1 (or more)
- * takes most of that bias out.
+ * takes most of that bias out. Each measured run starts once the server is quiet: parking a
+ * million jobs leaves the storage compacting for a while, which on a small machine would take
+ * CPU from the run measured next and blame the parked jobs for it.
  */
 final class BudgetParkedWorkload {
 
@@ -29,6 +31,7 @@ final class BudgetParkedWorkload {
   static final String POLICY = "{\"allocation\":1,\"strategy\":{\"type\":\"time_based\",\"duration_ms\":1000000000}}";
   static final double TARGET_PCT = 10.0;
   private static final long PROGRESS_EVERY_MILLIS = 5_000;
+  private static final long QUIET_WAIT_MILLIS = 60_000;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final BudgetEnv env;
@@ -45,6 +48,7 @@ final class BudgetParkedWorkload {
       ProcStatus.Memory memStart = env.memory();
       env.say("[parked] server memory before: " + memStart.describe());
 
+      env.awaitQuietServer("[parked] before the run with nothing parked:", QUIET_WAIT_MILLIS);
       ThroughputResult before = new ThroughputWorkload(opt, env.kit(), env.endpoint()).run(BudgetEnv.nonce());
       env.sayLines(before.describe("[a nothing parked]"));
       ProcStatus.Memory memBefore = env.memory();
@@ -57,6 +61,8 @@ final class BudgetParkedWorkload {
           + " server memory %s", parked, QUEUE, BUDGET, parkNanos / 1e9, parkRate, memParked.describe());
       long countBefore = readyCount(calls);
 
+      env.awaitQuietServer("[parked] before the run with " + String.format("%,d", parked) + " parked:",
+          QUIET_WAIT_MILLIS);
       ThroughputResult after = new ThroughputWorkload(opt, env.kit(), env.endpoint()).run(BudgetEnv.nonce());
       env.sayLines(after.describe("[a " + String.format("%,d", parked) + " parked]"));
       ProcStatus.Memory memAfter = env.memory();

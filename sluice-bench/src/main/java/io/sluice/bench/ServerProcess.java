@@ -104,6 +104,22 @@ final class ServerProcess implements AutoCloseable {
     return best;
   }
 
+  /** CPU time used so far by the server (the launched process and its descendants), or -1. */
+  long cpuNanos() {
+    long total = cpuNanos(process.toHandle());
+    if (total < 0) {
+      return -1;
+    }
+    for (ProcessHandle child : (Iterable<ProcessHandle>) process.descendants()::iterator) {
+      total += Math.max(0, cpuNanos(child));
+    }
+    return total;
+  }
+
+  private static long cpuNanos(ProcessHandle handle) {
+    return handle.info().totalCpuDuration().map(java.time.Duration::toNanos).orElse(-1L);
+  }
+
   /** Last lines of the server's output, for failure reports. */
   String logTail() {
     try {
