@@ -33,6 +33,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job store on RocksDB: one column family each for job records, payloads, error records and
@@ -42,7 +44,10 @@ import org.rocksdb.WriteOptions;
  * come from the single commit thread; reads are thread-safe.
  */
 public final class RocksJobStore implements JobStore {
+  private static final Logger LOG = LoggerFactory.getLogger(RocksJobStore.class);
   private static final long MAX_ATTEMPT = 0xFFFFFFFFL;
+  /** How long closing waits for reads in progress (scans stop at their next step). */
+  private static final long CLOSE_WAIT_MILLIS = 10_000;
 
   static {
     RocksDB.loadLibrary();
@@ -55,6 +60,8 @@ public final class RocksJobStore implements JobStore {
   private final WriteOptions bufferedWrites = new WriteOptions().setSync(false);
   private final WriteOptions syncedWrites = new WriteOptions().setSync(true);
   private final RocksDB db;
+  private final OpenUses uses = new OpenUses();
+  private boolean closed;
   private final List<ColumnFamilyHandle> handles = new ArrayList<>();
   private final ColumnFamilyHandle jobs;
   private final ColumnFamilyHandle payloads;
@@ -129,14 +136,19 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public void commit(CommitBatch batch) {
-    BatchBuilder writes = new BatchBuilder();
-    for (Mutation mutation : batch.mutations()) {
-      apply(writes, mutation);
-    }
-    try (WriteBatch built = writes.build()) {
-      db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
-    } catch (RocksDBException e) {
-      throw new StorageException("commit", e);
+    uses.enter();
+    try {
+      BatchBuilder writes = new BatchBuilder();
+      for (Mutation mutation : batch.mutations()) {
+        apply(writes, mutation);
+      }
+      try (WriteBatch built = writes.build()) {
+        db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
+      } catch (RocksDBException e) {
+        throw new StorageException("commit", e);
+      }
+    } finally {
+      uses.exit();
     }
   }
 
@@ -177,6 +189,7 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public void scanBudgets(Consumer<BudgetView> sink) {
+    uses.enter();
     try (RocksIterator it = db.newIterator(budgets)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
         String key = Keys.budgetKey(it.key());
@@ -185,25 +198,33 @@ public final class RocksJobStore implements JobStore {
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of budgets", e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink) {
-    byte[] prefix = Keys.pointerPrefix(kind);
-    try (RocksIterator it = db.newIterator(pointers)) {
-      for (it.seek(prefix); it.isValid() && it.key().length >= 1 && it.key()[0] == prefix[0];
-          it.next()) {
-        sink.accept(Keys.pointerKey(it.key()), Keys.jobId(it.value()));
+    uses.enter();
+    try {
+      byte[] prefix = Keys.pointerPrefix(kind);
+      try (RocksIterator it = db.newIterator(pointers)) {
+        for (it.seek(prefix); it.isValid() && it.key().length >= 1 && it.key()[0] == prefix[0];
+            it.next()) {
+          sink.accept(Keys.pointerKey(it.key()), Keys.jobId(it.value()));
+        }
+        it.status();
+      } catch (RocksDBException e) {
+        throw new StorageException("scan of " + kind + " pointers", e);
       }
-      it.status();
-    } catch (RocksDBException e) {
-      throw new StorageException("scan of " + kind + " pointers", e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public void scanCronGroups(BiConsumer<String, byte[]> sink) {
+    uses.enter();
     try (RocksIterator it = db.newIterator(crons)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
         sink.accept(Keys.budgetKey(it.key()), it.value());
@@ -211,11 +232,14 @@ public final class RocksJobStore implements JobStore {
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of cron groups", e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public void scanJobs(Consumer<JobSnapshot> sink) {
+    uses.enter();
     try (RocksIterator it = db.newIterator(jobs)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
         sink.accept(RecordCodec.decodeJob(Keys.jobId(it.key()), it.value()));
@@ -223,11 +247,14 @@ public final class RocksJobStore implements JobStore {
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of jobs", e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public JobScan scanJobs(JobId after, boolean descending) {
+    uses.enter(); // until the scan is closed
     Snapshot snapshot = db.getSnapshot();
     ReadOptions options = new ReadOptions().setSnapshot(snapshot);
     RocksIterator it = db.newIterator(jobs, options);
@@ -254,11 +281,13 @@ public final class RocksJobStore implements JobStore {
     return new JobScan() {
       @Override
       public boolean hasNext() {
+        uses.checkOpen();
         return it.isValid();
       }
 
       @Override
       public JobSnapshot next() {
+        uses.checkOpen();
         if (!it.isValid()) {
           throw new NoSuchElementException();
         }
@@ -276,12 +305,14 @@ public final class RocksJobStore implements JobStore {
         it.close();
         options.close();
         db.releaseSnapshot(snapshot);
+        uses.exit();
       }
     };
   }
 
   @Override
   public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
+    uses.enter(); // until the scan is closed
     Snapshot snapshot = db.getSnapshot();
     ReadOptions options = new ReadOptions().setSnapshot(snapshot);
     IdCursor cursor = cursor(query, options, descending);
@@ -294,6 +325,7 @@ public final class RocksJobStore implements JobStore {
     }
     return JobScans.from(() -> {
       while (cursor.current() != null) {
+        uses.checkOpen();
         byte[] key = cursor.current();
         cursor.next();
         byte[] value;
@@ -312,21 +344,27 @@ public final class RocksJobStore implements JobStore {
       cursor.close();
       options.close();
       db.releaseSnapshot(snapshot);
+      uses.exit();
     });
   }
 
   @Override
   public long countJobs(IndexQuery query) {
-    Snapshot snapshot = db.getSnapshot();
-    try (ReadOptions options = new ReadOptions().setSnapshot(snapshot);
-        IdCursor cursor = cursor(query, options, false)) {
-      long count = 0;
-      for (; cursor.current() != null; cursor.next()) {
-        count++;
+    uses.enter();
+    try {
+      Snapshot snapshot = db.getSnapshot();
+      try (ReadOptions options = new ReadOptions().setSnapshot(snapshot);
+          IdCursor cursor = cursor(query, options, false)) {
+        long count = 0;
+        for (; cursor.current() != null; cursor.next()) {
+          count++;
+        }
+        return count;
+      } finally {
+        db.releaseSnapshot(snapshot);
       }
-      return count;
     } finally {
-      db.releaseSnapshot(snapshot);
+      uses.exit();
     }
   }
 
@@ -358,68 +396,100 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public JobSnapshot readJob(JobId id) {
+    uses.enter();
     try {
       byte[] value = db.get(jobs, Keys.job(id));
       return value == null ? null : RecordCodec.decodeJob(id, value);
     } catch (RocksDBException e) {
       throw new StorageException("read of job " + id, e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public byte[] readPayload(JobId id) {
+    uses.enter();
     try {
       return db.get(payloads, Keys.job(id));
     } catch (RocksDBException e) {
       throw new StorageException("read of payload " + id, e);
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
   public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit) {
-    List<ErrorRecord> found = new ArrayList<>();
-    if (!descending && afterAttempt >= MAX_ATTEMPT) {
-      return found; // Nothing can follow the largest attempt number.
-    }
-    try (RocksIterator it = db.newIterator(errors)) {
-      if (descending) {
-        long start = afterAttempt <= 0 ? MAX_ATTEMPT : Math.min(afterAttempt - 1, MAX_ATTEMPT);
-        for (it.seekForPrev(Keys.error(id, start));
-            it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.prev()) {
-          found.add(RecordCodec.decodeError(it.value()));
-        }
-      } else {
-        for (it.seek(Keys.error(id, afterAttempt + 1));
-            it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.next()) {
-          found.add(RecordCodec.decodeError(it.value()));
-        }
+    uses.enter();
+    try {
+      List<ErrorRecord> found = new ArrayList<>();
+      if (!descending && afterAttempt >= MAX_ATTEMPT) {
+        return found; // Nothing can follow the largest attempt number.
       }
-      it.status();
-    } catch (RocksDBException e) {
-      throw new StorageException("read of errors of " + id, e);
+      try (RocksIterator it = db.newIterator(errors)) {
+        if (descending) {
+          long start = afterAttempt <= 0 ? MAX_ATTEMPT : Math.min(afterAttempt - 1, MAX_ATTEMPT);
+          for (it.seekForPrev(Keys.error(id, start));
+              it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.prev()) {
+            found.add(RecordCodec.decodeError(it.value()));
+          }
+        } else {
+          for (it.seek(Keys.error(id, afterAttempt + 1));
+              it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.next()) {
+            found.add(RecordCodec.decodeError(it.value()));
+          }
+        }
+        it.status();
+      } catch (RocksDBException e) {
+        throw new StorageException("read of errors of " + id, e);
+      }
+      return found;
+    } finally {
+      uses.exit();
     }
-    return found;
   }
 
   @Override
   public ErrorRecord readError(JobId id, long attempt) {
-    if (attempt < 1 || attempt > MAX_ATTEMPT) {
-      return null;
-    }
+    uses.enter();
     try {
-      byte[] value = db.get(errors, Keys.error(id, attempt));
-      return value == null ? null : RecordCodec.decodeError(value);
-    } catch (RocksDBException e) {
-      throw new StorageException("read of error " + attempt + " of " + id, e);
+      if (attempt < 1 || attempt > MAX_ATTEMPT) {
+        return null;
+      }
+      try {
+        byte[] value = db.get(errors, Keys.error(id, attempt));
+        return value == null ? null : RecordCodec.decodeError(value);
+      } catch (RocksDBException e) {
+        throw new StorageException("read of error " + attempt + " of " + id, e);
+      }
+    } finally {
+      uses.exit();
     }
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    boolean unused;
+    try {
+      unused = uses.closeAndAwait(CLOSE_WAIT_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      unused = false;
+    }
     try {
       db.flushWal(true);
     } catch (RocksDBException e) {
       // Closing anyway: the WAL already holds every acknowledged write.
+    }
+    if (!unused) {
+      // Closing the native handles under a read would crash the process; it is ending anyway.
+      LOG.warn("storage still in use after {} ms; leaving it open", CLOSE_WAIT_MILLIS);
+      return;
     }
     for (ColumnFamilyHandle handle : handles) {
       handle.close();

@@ -1,0 +1,58 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.store.StorageException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Keeps the database open while anything uses it. RocksDB's native handles must not be closed
+ * under a read in progress (the process would crash in native code), and reads run on other
+ * threads than the one shutting down, e.g. a count of a million jobs on an HTTP worker thread.
+ * Every use {@link #enter enters} and {@link #exit exits}; a scan stays entered until it is
+ * closed and {@link #checkOpen checks} before each step, so that closing ends it at its next
+ * step instead of waiting for it to finish.
+ */
+final class OpenUses {
+  private final LongAdder open = new LongAdder();
+  private volatile boolean closing;
+
+  /** Registers a use; fails once closing has begun. */
+  void enter() {
+    open.increment();
+    if (closing) {
+      open.decrement();
+      throw closed();
+    }
+  }
+
+  void exit() {
+    open.decrement();
+  }
+
+  /** For a long scan, before each step: fails once closing has begun. */
+  void checkOpen() {
+    if (closing) {
+      throw closed();
+    }
+  }
+
+  /**
+   * Refuses new uses and waits, at most {@code timeoutMillis}, for the current ones to exit.
+   * @return true when nothing uses the database any more
+   */
+  boolean closeAndAwait(long timeoutMillis) throws InterruptedException {
+    closing = true;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (open.sum() > 0) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(1);
+    }
+    return true;
+  }
+
+  private static StorageException closed() {
+    return new StorageException("a read", new IllegalStateException("the store is closing"));
+  }
+}
