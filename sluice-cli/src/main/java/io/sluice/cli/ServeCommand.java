@@ -101,6 +101,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Storage read cache size.")
   String cacheSize;
 
+  @Option(names = "--warm-up-jobs", defaultValue = "${env:SLUICE_WARM_UP_JOBS:-10000}",
+      description = "Jobs run through a throwaway in-process server before opening the ports,"
+          + " so the first requests meet compiled code; 0 skips it.")
+  String warmUpJobs;
+
   @Option(names = "--log-level", defaultValue = "${env:SLUICE_LOG_LEVEL:-info}",
       description = "trace, debug, info, warn or error (Sluice's own loggers).")
   String logLevel;
@@ -115,6 +120,9 @@ public final class ServeCommand implements Callable<Integer> {
     LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT));
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
+    }
+    if (settings.warmUpJobs() > 0) {
+      WarmUp.run(settings.engine(), settings.api().heartbeatMs(), settings.warmUpJobs());
     }
     SluiceServer server;
     try {
@@ -183,7 +191,8 @@ public final class ServeCommand implements Callable<Integer> {
       StoreConfig store = new StoreConfig(root.resolve("data"),
           Sizes.parseBytes(cacheSize, "--cache-size"));
       return new ServerSettings(store, engine, api,
-          new EngineLoop.CommitModes(syncEnqueues, syncOthers));
+          new EngineLoop.CommitModes(syncEnqueues, syncOthers),
+          (int) parseLong(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
     }
@@ -231,7 +240,7 @@ public final class ServeCommand implements Callable<Integer> {
   }
 
   record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,
-      EngineLoop.CommitModes commitModes) {}
+      EngineLoop.CommitModes commitModes, int warmUpJobs) {}
 
   /** A configuration problem: printed as {@code Error: <message>}, exit status 1. */
   static final class StartupException extends RuntimeException {

@@ -36,8 +36,17 @@ final class SluiceProcess {
         .build();
   }
 
-  /** Starts the server on fresh ports and waits (bounded) until {@code GET /health} is 200. */
+  /**
+   * Starts the server on fresh ports and waits (bounded) until {@code GET /health} is 200.
+   * Without its start-up warm-up, which these tests do not need and which would slow each start.
+   */
   static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout) throws Exception {
+    return start(rootDir, log, healthTimeout, List.of(), List.of("--warm-up-jobs", "0"));
+  }
+
+  /** The same with options for the JVM and for {@code serve}. */
+  static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout, List<String> jvmArgs,
+      List<String> serveArgs) throws Exception {
     int port = freePort();
     int adminPort = freePort();
     while (adminPort == port) {
@@ -45,13 +54,15 @@ final class SluiceProcess {
     }
     String javaBin = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> command = new ArrayList<>(List.of(javaBin,
-        "-cp", System.getProperty("java.class.path"),
+    List<String> command = new ArrayList<>(List.of(javaBin));
+    command.addAll(jvmArgs);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         "io.sluice.cli.Main", "serve",
         "--root-dir", rootDir.toString(),
         "--host", "127.0.0.1",
         "--port", Integer.toString(port),
         "--admin-port", Integer.toString(adminPort)));
+    command.addAll(serveArgs);
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())

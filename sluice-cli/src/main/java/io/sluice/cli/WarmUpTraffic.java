@@ -1,0 +1,129 @@
+package io.sluice.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The traffic of {@link WarmUp}, as a client sends it: nine tenths of the jobs enqueued in bulk
+ * beforehand and drained, the rest enqueued one by one while a take stream waits for them;
+ * every job acknowledged in bulk. Bounded by {@link #TIME_LIMIT} on a machine too slow for it.
+ */
+final class WarmUpTraffic {
+  static final String QUEUE = "warm-up";
+  private static final Duration TIME_LIMIT = Duration.ofSeconds(10);
+  private static final int BULK_SIZE = 500;
+  private static final int PREFETCH = 32;
+  private static final int ACK_BATCH = 16;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PAYLOAD = "{\"n\":%d,\"text\":\"" + "x".repeat(64) + "\"}";
+
+  private final String base;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+  private final long deadlineNanos = System.nanoTime() + TIME_LIMIT.toNanos();
+
+  WarmUpTraffic(String base) {
+    this.base = base;
+  }
+
+  /** @return the jobs taken and acknowledged */
+  int run(int jobs) throws IOException, InterruptedException {
+    int bulk = jobs * 9 / 10;
+    int single = jobs - bulk;
+    for (int from = 0; from < bulk && inTime(); from += BULK_SIZE) {
+      enqueueBulk(from, Math.min(BULK_SIZE, bulk - from));
+    }
+    AtomicReference<Exception> enqueueFailure = new AtomicReference<>();
+    Thread singles = new Thread(() -> {
+      try {
+        for (int i = 0; i < single && inTime(); i++) {
+          post("/jobs", String.format("{\"type\":\"warm-up\",\"queue\":\"%s\",\"payload\":%s}",
+              QUEUE, String.format(PAYLOAD, i)));
+        }
+      } catch (Exception e) {
+        enqueueFailure.set(e);
+      }
+    }, "sluice-warm-up-enqueue");
+    int taken;
+    HttpResponse<InputStream> stream = http.send(
+        HttpRequest.newBuilder(URI.create(base + "/jobs/take?queue=" + QUEUE + "&prefetch="
+            + PREFETCH)).timeout(TIME_LIMIT).build(),
+        HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream body = stream.body()) {
+      singles.start();
+      taken = drain(new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8)),
+          bulk + single, enqueueFailure);
+    }
+    singles.join(TIME_LIMIT.toMillis());
+    return taken;
+  }
+
+  private int drain(BufferedReader lines, int expected, AtomicReference<Exception> failure)
+      throws IOException, InterruptedException {
+    List<String> pending = new ArrayList<>();
+    int taken = 0;
+    while (taken < expected && inTime() && failure.get() == null) {
+      String line = lines.readLine();
+      if (line == null) {
+        break;
+      }
+      if (line.isBlank()) {
+        continue; // a heartbeat
+      }
+      JsonNode job = JSON.readTree(line);
+      pending.add(job.get("id").asText());
+      taken++;
+      // Ack what arrived together; the stream sends no more than the prefetch unacknowledged.
+      if (pending.size() >= ACK_BATCH || !lines.ready() || taken == expected) {
+        ack(pending);
+        pending.clear();
+      }
+    }
+    return taken;
+  }
+
+  private void enqueueBulk(int from, int count) throws IOException, InterruptedException {
+    StringBuilder body = new StringBuilder("{\"jobs\":[");
+    for (int i = 0; i < count; i++) {
+      if (i > 0) {
+        body.append(',');
+      }
+      body.append("{\"type\":\"warm-up\",\"queue\":\"").append(QUEUE).append("\",\"payload\":")
+          .append(String.format(PAYLOAD, from + i)).append('}');
+    }
+    post("/jobs/bulk", body.append("]}").toString());
+  }
+
+  private void ack(List<String> ids) throws IOException, InterruptedException {
+    post("/jobs/success", JSON.writeValueAsString(java.util.Map.of("ids", ids)));
+  }
+
+  private void post(String path, String json) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(
+        HttpRequest.newBuilder(URI.create(base + path)).timeout(TIME_LIMIT)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() >= 300) {
+      throw new IOException("POST " + path + " answered " + response.statusCode() + ": "
+          + response.body());
+    }
+  }
+
+  private boolean inTime() {
+    return System.nanoTime() < deadlineNanos;
+  }
+}
