@@ -71,18 +71,22 @@ class RocksJobStoreCloseTest {
     scan.next();
 
     CompletableFuture<Void> closed = CompletableFuture.runAsync(store::close);
+    JobId any = new JobIdGenerator().next(T0);
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    StorageException ended = null;
-    while (ended == null && System.nanoTime() < until) {
+    boolean closing = false;
+    while (!closing && System.nanoTime() < until) {
       try {
-        if (scan.hasNext()) {
-          scan.next();
-        }
+        store.readJob(any);
       } catch (StorageException e) {
-        ended = e;
+        closing = true; // new reads are refused: closing has begun
       }
     }
-    assertThat(ended).as("the scan ends at a step once closing began").isNotNull();
+    assertThat(closing).as("closing began").isTrue();
+    assertThatThrownBy(() -> {
+      if (scan.hasNext()) {
+        scan.next();
+      }
+    }).as("the scan ends at its next step").isInstanceOf(StorageException.class);
     assertThat(closed).as("close waits while the scan is open").isNotDone();
     scan.close();
     closed.get(10, TimeUnit.SECONDS);
