@@ -121,8 +121,16 @@ public final class ServeCommand implements Callable<Integer> {
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
     }
+    CountDownLatch stop = new CountDownLatch(1);
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
     if (settings.warmUpJobs() > 0) {
-      WarmUp.run(settings.engine(), settings.api().heartbeatMs(), settings.warmUpJobs());
+      WarmUp.run(settings.engine(), settings.api().heartbeatMs(), settings.warmUpJobs(),
+          () -> stop.getCount() == 0);
+      if (stop.getCount() == 0) {
+        System.err.println("Stopped during the warm-up.");
+        return 0;
+      }
     }
     SluiceServer server;
     try {
@@ -138,9 +146,6 @@ public final class ServeCommand implements Callable<Integer> {
       }
       System.err.println("Listening on http://" + host + ":" + server.port() + " (primary)");
     }
-    CountDownLatch stop = new CountDownLatch(1);
-    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-    Signal.handle(new Signal("INT"), signal -> stop.countDown());
     stop.await();
     server.close();
     System.err.println("Server stopped.");

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,10 +31,11 @@ final class WarmUp {
   private WarmUp() {}
 
   /**
-   * Runs {@code jobs} jobs through a throwaway server; never fails the start-up. Its commits are
-   * buffered whatever the real server's commit mode: waiting for the disk compiles nothing.
+   * Runs {@code jobs} jobs through a throwaway server; never fails the start-up, and ends early
+   * once {@code stopRequested}. Its commits are buffered whatever the real server's commit mode:
+   * waiting for the disk compiles nothing.
    */
-  static void run(EngineConfig engine, long heartbeatMs, int jobs) {
+  static void run(EngineConfig engine, long heartbeatMs, int jobs, BooleanSupplier stopRequested) {
     long start = System.nanoTime();
     Path dir = null;
     LOG.info("warming up: {} jobs through a throwaway server in a temporary directory", jobs);
@@ -44,7 +46,8 @@ final class WarmUp {
       try (SluiceServer server = SluiceServer.start(
           new StoreConfig(dir.resolve("data"), CACHE_BYTES), engine, api,
           new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
-        int done = new WarmUpTraffic("http://127.0.0.1:" + server.port()).run(jobs);
+        int done = new WarmUpTraffic("http://127.0.0.1:" + server.port(), stopRequested)
+            .run(jobs);
         LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);
       }
     } catch (Exception e) {

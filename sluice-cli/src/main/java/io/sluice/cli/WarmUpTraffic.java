@@ -15,11 +15,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /**
  * The traffic of {@link WarmUp}, as a client sends it: nine tenths of the jobs enqueued in bulk
  * beforehand and drained, the rest enqueued one by one while a take stream waits for them;
- * every job acknowledged in bulk. Bounded by {@link #TIME_LIMIT} on a machine too slow for it.
+ * every job acknowledged in bulk. Bounded by {@link #TIME_LIMIT} on a machine too slow for it,
+ * and ended early when the server is asked to stop.
  */
 final class WarmUpTraffic {
   static final String QUEUE = "warm-up";
@@ -31,12 +33,14 @@ final class WarmUpTraffic {
   private static final String PAYLOAD = "{\"n\":%d,\"text\":\"" + "x".repeat(64) + "\"}";
 
   private final String base;
+  private final BooleanSupplier stopRequested;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
   private final long deadlineNanos = System.nanoTime() + TIME_LIMIT.toNanos();
 
-  WarmUpTraffic(String base) {
+  WarmUpTraffic(String base, BooleanSupplier stopRequested) {
     this.base = base;
+    this.stopRequested = stopRequested;
   }
 
   /** @return the jobs taken and acknowledged */
@@ -124,6 +128,6 @@ final class WarmUpTraffic {
   }
 
   private boolean inTime() {
-    return System.nanoTime() < deadlineNanos;
+    return System.nanoTime() < deadlineNanos && !stopRequested.getAsBoolean();
   }
 }

@@ -47,6 +47,19 @@ final class SluiceProcess {
   /** The same with options for the JVM and for {@code serve}. */
   static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout, List<String> jvmArgs,
       List<String> serveArgs) throws Exception {
+    SluiceProcess server = launch(rootDir, log, jvmArgs, serveArgs);
+    try {
+      server.awaitHealthy(healthTimeout);
+    } catch (Throwable e) {
+      server.forceStop();
+      throw e;
+    }
+    return server;
+  }
+
+  /** Starts the server process and returns at once, before it is listening. */
+  static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
+      List<String> serveArgs) throws Exception {
     int port = freePort();
     int adminPort = freePort();
     while (adminPort == port) {
@@ -69,14 +82,7 @@ final class SluiceProcess {
         .redirectInput(ProcessBuilder.Redirect.PIPE);
     // The server reads SLUICE_* variables; none from the build environment may leak in.
     builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
-    SluiceProcess server = new SluiceProcess(builder.start(), log, port);
-    try {
-      server.awaitHealthy(healthTimeout);
-    } catch (Throwable e) {
-      server.forceStop();
-      throw e;
-    }
-    return server;
+    return new SluiceProcess(builder.start(), log, port);
   }
 
   private void awaitHealthy(Duration timeout) throws Exception {

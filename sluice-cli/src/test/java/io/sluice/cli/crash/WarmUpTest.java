@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code sluice serve} with its default start-up warm-up, as an operator runs it: the warm-up's
- * jobs go through a throwaway server, and nothing of them reaches the real server or its disk.
+ * {@code sluice serve} with its start-up warm-up, as an operator runs it: the warm-up's jobs go
+ * through a throwaway server, nothing of them reaches the real server or its disk, and a stop
+ * asked for during the warm-up ends the process cleanly.
  */
 @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class WarmUpTest {
@@ -35,6 +36,30 @@ class WarmUpTest {
       }
       try (Stream<Path> stored = Files.list(root)) {
         assertThat(stored.map(path -> path.getFileName().toString())).containsExactly("data");
+      }
+    } finally {
+      server.forceStop();
+    }
+  }
+
+  @Test
+  void aStopDuringTheWarmUpEndsTheProcessCleanlyAndLeavesNothingBehind() throws Exception {
+    SluiceProcess server = SluiceProcess.launch(root, logs.resolve("server.log"),
+        List.of("-Djava.io.tmpdir=" + tmp), List.of("--warm-up-jobs", "1000000"));
+    try {
+      long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!server.output().contains("warming up") && System.nanoTime() < until) {
+        Thread.sleep(20);
+      }
+      assertThat(server.output()).contains("warming up");
+
+      assertThat(server.sigterm(Duration.ofSeconds(30))).as("exit status").isZero();
+      assertThat(server.output()).contains("Stopped during the warm-up.")
+          .as("the real server never opened its port")
+          .doesNotContain("listening on " + server.uri("") + " (primary)");
+      try (Stream<Path> left = Files.list(tmp)) {
+        assertThat(left.map(path -> path.getFileName().toString()))
+            .noneMatch(name -> name.startsWith("sluice-warm-up-"));
       }
     } finally {
       server.forceStop();
