@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /** {@code sluice serve}: runs the server until SIGTERM or SIGINT (CLI.md §2). */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Sluice server.")
@@ -122,15 +123,18 @@ public final class ServeCommand implements Callable<Integer> {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
     }
     CountDownLatch stop = new CountDownLatch(1);
-    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
-    Signal.handle(new Signal("INT"), signal -> stop.countDown());
     if (settings.warmUpJobs() > 0) {
-      WarmUp.run(settings.engine(), settings.api().heartbeatMs(), settings.warmUpJobs(),
-          () -> stop.getCount() == 0);
+      // Caught during the warm-up, so that it ends early and cleans up after itself.
+      SignalHandler previousTerm = Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+      SignalHandler previousInt = Signal.handle(new Signal("INT"), signal -> stop.countDown());
+      WarmUp.run(settings.engine(), settings.warmUpJobs(), () -> stop.getCount() == 0);
       if (stop.getCount() == 0) {
         System.err.println("Stopped during the warm-up.");
         return 0;
       }
+      // A stop while stored jobs are recovered ends the process at once, as without a warm-up.
+      Signal.handle(new Signal("TERM"), previousTerm);
+      Signal.handle(new Signal("INT"), previousInt);
     }
     SluiceServer server;
     try {
@@ -146,6 +150,8 @@ public final class ServeCommand implements Callable<Integer> {
       }
       System.err.println("Listening on http://" + host + ":" + server.port() + " (primary)");
     }
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
     stop.await();
     server.close();
     System.err.println("Server stopped.");

@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
 final class WarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);
   private static final long CACHE_BYTES = 16L << 20;
+  /** Frequent, so that a take stream waiting in vain still wakes to see a stop or the deadline. */
+  private static final long HEARTBEAT_MS = 200;
 
   private WarmUp() {}
 
@@ -35,13 +37,13 @@ final class WarmUp {
    * once {@code stopRequested}. Its commits are buffered whatever the real server's commit mode:
    * waiting for the disk compiles nothing.
    */
-  static void run(EngineConfig engine, long heartbeatMs, int jobs, BooleanSupplier stopRequested) {
+  static void run(EngineConfig engine, int jobs, BooleanSupplier stopRequested) {
     long start = System.nanoTime();
     Path dir = null;
     LOG.info("warming up: {} jobs through a throwaway server in a temporary directory", jobs);
     try {
       dir = Files.createTempDirectory("sluice-warm-up-");
-      ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, heartbeatMs,
+      ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
           Math.max(2, Runtime.getRuntime().availableProcessors()));
       try (SluiceServer server = SluiceServer.start(
           new StoreConfig(dir.resolve("data"), CACHE_BYTES), engine, api,

@@ -84,8 +84,12 @@ final class WarmUpTraffic {
       if (line == null) {
         break;
       }
-      if (line.isBlank()) {
-        continue; // a heartbeat
+      if (line.isBlank()) { // a heartbeat: nothing more arrived meanwhile
+        if (!pending.isEmpty()) {
+          ack(pending);
+          pending.clear();
+        }
+        continue;
       }
       JsonNode job = JSON.readTree(line);
       pending.add(job.get("id").asText());

@@ -2,7 +2,7 @@ package io.sluice.store.rocks;
 
 import io.sluice.engine.store.StorageException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Keeps the database open while anything uses it. RocksDB's native handles must not be closed
@@ -13,20 +13,21 @@ import java.util.concurrent.atomic.LongAdder;
  * step instead of waiting for it to finish.
  */
 final class OpenUses {
-  private final LongAdder open = new LongAdder();
+  /** Not a LongAdder: its sum is no snapshot and could see a use undone but not begun. */
+  private final AtomicLong open = new AtomicLong();
   private volatile boolean closing;
 
   /** Registers a use; fails once closing has begun. */
   void enter() {
-    open.increment();
+    open.incrementAndGet();
     if (closing) {
-      open.decrement();
+      open.decrementAndGet();
       throw closed();
     }
   }
 
   void exit() {
-    open.decrement();
+    open.decrementAndGet();
   }
 
   /** For a long scan, before each step: fails once closing has begun. */
@@ -43,7 +44,7 @@ final class OpenUses {
   boolean closeAndAwait(long timeoutMillis) throws InterruptedException {
     closing = true;
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    while (open.sum() > 0) {
+    while (open.get() > 0) {
       if (System.nanoTime() > deadline) {
         return false;
       }

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -258,6 +259,20 @@ public final class RocksJobStore implements JobStore {
     Snapshot snapshot = db.getSnapshot();
     ReadOptions options = new ReadOptions().setSnapshot(snapshot);
     RocksIterator it = db.newIterator(jobs, options);
+    Runnable release = once(() -> {
+      it.close();
+      options.close();
+      db.releaseSnapshot(snapshot);
+    });
+    try {
+      return jobScan(it, after, descending, release);
+    } catch (RuntimeException e) {
+      release.run();
+      throw e;
+    }
+  }
+
+  private JobScan jobScan(RocksIterator it, JobId after, boolean descending, Runnable release) {
     if (after == null) {
       if (descending) {
         it.seekToLast();
@@ -302,10 +317,7 @@ public final class RocksJobStore implements JobStore {
 
       @Override
       public void close() {
-        it.close();
-        options.close();
-        db.releaseSnapshot(snapshot);
-        uses.exit();
+        release.run();
       }
     };
   }
@@ -315,7 +327,29 @@ public final class RocksJobStore implements JobStore {
     uses.enter(); // until the scan is closed
     Snapshot snapshot = db.getSnapshot();
     ReadOptions options = new ReadOptions().setSnapshot(snapshot);
-    IdCursor cursor = cursor(query, options, descending);
+    IdCursor cursor;
+    try {
+      cursor = cursor(query, options, descending);
+    } catch (RuntimeException e) {
+      options.close();
+      db.releaseSnapshot(snapshot);
+      uses.exit();
+      throw e;
+    }
+    Runnable release = once(() -> {
+      cursor.close();
+      options.close();
+      db.releaseSnapshot(snapshot);
+    });
+    try {
+      return indexScan(cursor, options, after, release);
+    } catch (RuntimeException e) {
+      release.run(); // the first step runs while the scan is made: nobody else can close it
+      throw e;
+    }
+  }
+
+  private JobScan indexScan(IdCursor cursor, ReadOptions options, JobId after, Runnable release) {
     if (after != null) {
       byte[] key = Keys.job(after);
       cursor.seek(key);
@@ -340,12 +374,21 @@ public final class RocksJobStore implements JobStore {
         }
       }
       return null;
-    }, () -> {
-      cursor.close();
-      options.close();
-      db.releaseSnapshot(snapshot);
-      uses.exit();
-    });
+    }, release);
+  }
+
+  /** Releases a scan's native objects, then its use of the store; at most once. */
+  private Runnable once(Runnable releaseNative) {
+    AtomicBoolean released = new AtomicBoolean();
+    return () -> {
+      if (released.compareAndSet(false, true)) {
+        try {
+          releaseNative.run();
+        } finally {
+          uses.exit();
+        }
+      }
+    };
   }
 
   @Override
@@ -357,7 +400,9 @@ public final class RocksJobStore implements JobStore {
           IdCursor cursor = cursor(query, options, false)) {
         long count = 0;
         for (; cursor.current() != null; cursor.next()) {
-          count++;
+          if (++count % 4096 == 0) {
+            uses.checkOpen(); // a count of millions must not hold a closing store
+          }
         }
         return count;
       } finally {
