@@ -53,4 +53,27 @@ final class LoggingSetup {
     pattern.start();
     return pattern;
   }
+
+  /**
+   * Mutes Sluice's own lines below WARN until the returned handle is closed, except those of
+   * {@code kept}: the warm-up's throwaway server would otherwise announce its ports and recovery
+   * as if it were the real one.
+   */
+  static AutoCloseable mutedExcept(Class<?> kept) {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return () -> { };
+    }
+    Logger sluice = context.getLogger("io.sluice");
+    Logger keptLogger = context.getLogger(kept);
+    Level sluiceLevel = sluice.getLevel();
+    Level keptLevel = keptLogger.getLevel();
+    keptLogger.setLevel(sluice.getEffectiveLevel());
+    if (sluice.getEffectiveLevel().toInt() < Level.WARN_INT) {
+      sluice.setLevel(Level.WARN);
+    }
+    return () -> {
+      sluice.setLevel(sluiceLevel);
+      keptLogger.setLevel(keptLevel);
+    };
+  }
 }

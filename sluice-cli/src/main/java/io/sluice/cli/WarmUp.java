@@ -41,7 +41,7 @@ final class WarmUp {
     long start = System.nanoTime();
     Path dir = null;
     LOG.info("warming up: {} jobs through a throwaway server in a temporary directory", jobs);
-    try {
+    try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
       ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
           Math.max(2, Runtime.getRuntime().availableProcessors()));

@@ -28,6 +28,9 @@ class WarmUpTest {
         Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp), List.of());
     try {
       assertThat(server.output()).contains("warmed up with 10000 jobs");
+      assertThat(server.output().split("\\(primary\\)", -1))
+          .as("only the real server announces its port").hasSize(2);
+      assertThat(server.output()).contains("listening on " + server.uri("") + " (primary)");
       assertThat(server.get("/jobs/count").body()).isEqualTo("{\"count\":0}");
       assertThat(server.get("/queues").body()).doesNotContain("warm-up");
       try (Stream<Path> left = Files.list(tmp)) {
