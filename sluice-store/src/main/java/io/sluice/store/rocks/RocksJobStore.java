@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -255,21 +256,8 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public JobScan scanJobs(JobId after, boolean descending) {
-    uses.enter(); // until the scan is closed
-    Snapshot snapshot = db.getSnapshot();
-    ReadOptions options = new ReadOptions().setSnapshot(snapshot);
-    RocksIterator it = db.newIterator(jobs, options);
-    Runnable release = once(() -> {
-      it.close();
-      options.close();
-      db.releaseSnapshot(snapshot);
-    });
-    try {
-      return jobScan(it, after, descending, release);
-    } catch (RuntimeException e) {
-      release.run();
-      throw e;
-    }
+    return openScan(hold -> jobScan(hold.reader(db.newIterator(jobs, hold.options)), after,
+        descending, hold::release));
   }
 
   private JobScan jobScan(RocksIterator it, JobId after, boolean descending, Runnable release) {
@@ -324,28 +312,54 @@ public final class RocksJobStore implements JobStore {
 
   @Override
   public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
+    // The first step runs while the scan is made; a failure there releases it like the others.
+    return openScan(hold -> indexScan(hold.reader(cursor(query, hold.options, descending)),
+        hold.options, after, hold::release));
+  }
+
+  /**
+   * Opens a scan over a snapshot; what it holds is released when the scan is closed, or at once
+   * when making it fails (nobody else could then close it).
+   */
+  private JobScan openScan(Function<ScanHold, JobScan> open) {
     uses.enter(); // until the scan is closed
-    Snapshot snapshot = db.getSnapshot();
-    ReadOptions options = new ReadOptions().setSnapshot(snapshot);
-    IdCursor cursor;
+    ScanHold hold = new ScanHold();
     try {
-      cursor = cursor(query, options, descending);
+      return open.apply(hold);
     } catch (RuntimeException e) {
-      options.close();
-      db.releaseSnapshot(snapshot);
-      uses.exit();
+      hold.release();
       throw e;
     }
-    Runnable release = once(() -> {
-      cursor.close();
-      options.close();
-      db.releaseSnapshot(snapshot);
-    });
-    try {
-      return indexScan(cursor, options, after, release);
-    } catch (RuntimeException e) {
-      release.run(); // the first step runs while the scan is made: nobody else can close it
-      throw e;
+  }
+
+  /** What an open scan holds: a snapshot, its read options, the reader over them, a store use. */
+  private final class ScanHold {
+    final Snapshot snapshot = db.getSnapshot();
+    final ReadOptions options = new ReadOptions().setSnapshot(snapshot);
+    private final AtomicBoolean released = new AtomicBoolean();
+    private Runnable closeReader = () -> { };
+
+    RocksIterator reader(RocksIterator it) {
+      closeReader = it::close;
+      return it;
+    }
+
+    IdCursor reader(IdCursor cursor) {
+      closeReader = cursor::close;
+      return cursor;
+    }
+
+    /** Native objects first, then the store use; at most once. */
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        try {
+          closeReader.run();
+          options.close();
+          db.releaseSnapshot(snapshot);
+        } finally {
+          uses.exit();
+        }
+      }
     }
   }
 
@@ -375,20 +389,6 @@ public final class RocksJobStore implements JobStore {
       }
       return null;
     }, release);
-  }
-
-  /** Releases a scan's native objects, then its use of the store; at most once. */
-  private Runnable once(Runnable releaseNative) {
-    AtomicBoolean released = new AtomicBoolean();
-    return () -> {
-      if (released.compareAndSet(false, true)) {
-        try {
-          releaseNative.run();
-        } finally {
-          uses.exit();
-        }
-      }
-    };
   }
 
   @Override
