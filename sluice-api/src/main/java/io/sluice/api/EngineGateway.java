@@ -14,8 +14,13 @@ public final class EngineGateway {
   }
 
   public <T> Future<T> call(EngineLoop.Command<T> command) {
+    return call(EngineLoop.Kind.OTHER, command);
+  }
+
+  /** An enqueue or an acknowledgement, counted against the per-commit limits. */
+  public <T> Future<T> call(EngineLoop.Kind kind, EngineLoop.Command<T> command) {
     Context context = Vertx.currentContext();
-    return Future.fromCompletionStage(loop.submit(command), context);
+    return Future.fromCompletionStage(loop.submit(kind, command), context);
   }
 
   /** Fire-and-forget: for stream bookkeeping whose outcome the caller does not wait on. */

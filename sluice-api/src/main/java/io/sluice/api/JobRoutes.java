@@ -15,6 +15,7 @@ import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
 import io.sluice.api.wire.StreamFormat;
+import io.sluice.engine.EngineLoop;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
@@ -114,7 +115,8 @@ final class JobRoutes {
       } catch (IOException e) {
         throw new BodyException(ex.requestFormat(), String.valueOf(e.getMessage()));
       }
-      ex.respond(engine.call((eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
+      ex.respond(engine.call(EngineLoop.Kind.ENQUEUE,
+          (eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
           answers -> {
             Enqueued answer = answers.get(0);
             ex.send(answer.created() ? 201 : 200, gen -> JobWriter.writeEnqueued(gen,
@@ -134,7 +136,8 @@ final class JobRoutes {
     ex.responseFormat();
     ex.respond(ex.rawBody(), body -> {
       List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
-      ex.respond(engine.call((eng, nowMs) -> eng.enqueueAll(jobs, true, nowMs)),
+      ex.respond(engine.call(EngineLoop.Kind.ENQUEUE,
+          (eng, nowMs) -> eng.enqueueAll(jobs, true, nowMs)),
           answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
@@ -246,7 +249,7 @@ final class JobRoutes {
     if (id == null) {
       throw new SluiceException.NotFound("job not found in in-flight set");
     }
-    ex.respond(engine.call((eng, nowMs) -> {
+    ex.respond(engine.call(EngineLoop.Kind.COMPLETE, (eng, nowMs) -> {
       eng.complete(id, nowMs);
       return null;
     }), done -> ex.noContent());
@@ -272,7 +275,8 @@ final class JobRoutes {
       if (idList.isEmpty()) {
         throw new SluiceException.InvalidRequest("ids must not be empty");
       }
-      ex.respond(engine.call((eng, nowMs) -> eng.completeAll(idList, nowMs)), notFound -> {
+      ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
+          (eng, nowMs) -> eng.completeAll(idList, nowMs)), notFound -> {
         if (notFound.isEmpty()) {
           ex.noContent();
           return;

@@ -29,6 +29,10 @@ import org.slf4j.LoggerFactory;
  * so that turns always become durable in order. A command's future completes only after its
  * turn is durable, so a response never reveals state that a crash could undo. The engine thread
  * sleeps until the next command or the engine's earliest deadline; it never polls.
+ *
+ * <p>One store commit holds at most {@link CommitLimits#enqueues} enqueue commands and at most
+ * {@link CommitLimits#completions} success acknowledgements (CLI.md §6); a bulk request is one
+ * command, and a turn that reaches a limit ends there, the rest waiting for the next turn.
  */
 public final class EngineLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
@@ -43,7 +47,54 @@ public final class EngineLoop implements AutoCloseable {
   /** Commit-mode choice: whether enqueue writes and other writes must be fsynced. */
   public record CommitModes(boolean syncEnqueues, boolean syncOthers) {}
 
-  private record Pending<T>(Command<T> command, CompletableFuture<T> future) {}
+  /** What a command is, for the per-commit limits; reads and other changes are unlimited. */
+  public enum Kind { ENQUEUE, COMPLETE, OTHER }
+
+  /** The most enqueue commands and success acknowledgements one store commit may coalesce. */
+  public record CommitLimits(int enqueues, int completions) {
+    public static final int DEFAULT = 1000;
+    public static final CommitLimits DEFAULTS = new CommitLimits(DEFAULT, DEFAULT);
+
+    public CommitLimits {
+      if (enqueues < 1 || completions < 1) {
+        throw new IllegalArgumentException("commit batch sizes must be at least 1");
+      }
+    }
+  }
+
+  /** Enqueue and completion commands counted against the {@link CommitLimits}. */
+  private static final class Counts {
+    int enqueues;
+    int completions;
+
+    boolean admits(Kind kind, CommitLimits limits) {
+      return switch (kind) {
+        case ENQUEUE -> enqueues < limits.enqueues();
+        case COMPLETE -> completions < limits.completions();
+        case OTHER -> true;
+      };
+    }
+
+    boolean admits(Counts more, CommitLimits limits) {
+      return enqueues + more.enqueues <= limits.enqueues()
+          && completions + more.completions <= limits.completions();
+    }
+
+    void add(Kind kind) {
+      if (kind == Kind.ENQUEUE) {
+        enqueues++;
+      } else if (kind == Kind.COMPLETE) {
+        completions++;
+      }
+    }
+
+    void add(Counts more) {
+      enqueues += more.enqueues;
+      completions += more.completions;
+    }
+  }
+
+  private record Pending<T>(Kind kind, Command<T> command, CompletableFuture<T> future) {}
 
   private record Completion<T>(CompletableFuture<T> future, T value, Throwable error) {
     void complete(Throwable commitError) {
@@ -57,12 +108,13 @@ public final class EngineLoop implements AutoCloseable {
     }
   }
 
-  private record CommitWork(Turn turn, List<Completion<?>> completions) {}
+  private record CommitWork(Turn turn, List<Completion<?>> completions, Counts counts) {}
 
   private final Engine engine;
   private final JobStore store;
   private final InstantSource clock;
   private final CommitModes commitModes;
+  private final CommitLimits commitLimits;
   private final ConcurrentLinkedQueue<Pending<?>> inbox = new ConcurrentLinkedQueue<>();
   private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
   /** Turns handed to the commit thread and not yet durable; inline commits wait for zero. */
@@ -72,10 +124,16 @@ public final class EngineLoop implements AutoCloseable {
   private volatile boolean running = true;
 
   public EngineLoop(Engine engine, JobStore store, InstantSource clock, CommitModes commitModes) {
+    this(engine, store, clock, commitModes, CommitLimits.DEFAULTS);
+  }
+
+  public EngineLoop(Engine engine, JobStore store, InstantSource clock, CommitModes commitModes,
+      CommitLimits commitLimits) {
     this.engine = engine;
     this.store = store;
     this.clock = clock;
     this.commitModes = commitModes;
+    this.commitLimits = commitLimits;
     this.engineThread = new Thread(this::runEngine, "sluice-engine");
     this.commitThread = new Thread(this::runCommits, "sluice-commit");
   }
@@ -86,12 +144,17 @@ public final class EngineLoop implements AutoCloseable {
   }
 
   public <T> CompletableFuture<T> submit(Command<T> command) {
+    return submit(Kind.OTHER, command);
+  }
+
+  /** Submits a command of a kind that the per-commit limits count. */
+  public <T> CompletableFuture<T> submit(Kind kind, Command<T> command) {
     CompletableFuture<T> future = new CompletableFuture<>();
     if (!running) {
       future.completeExceptionally(new IllegalStateException("engine is stopped"));
       return future;
     }
-    inbox.add(new Pending<>(command, future));
+    inbox.add(new Pending<>(kind, command, future));
     LockSupport.unpark(engineThread);
     return future;
   }
@@ -101,8 +164,13 @@ public final class EngineLoop implements AutoCloseable {
     while (running || !inbox.isEmpty()) {
       long nowMs = clock.millis();
       int applied = 0;
+      Counts counts = new Counts();
       Pending<?> pending;
-      while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.poll()) != null) {
+      // Only this thread takes from the inbox, so the head peeked at is the one polled.
+      while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.peek()) != null
+          && counts.admits(pending.kind(), commitLimits)) {
+        inbox.poll();
+        counts.add(pending.kind());
         completions.add(apply(pending, nowMs));
         applied++;
       }
@@ -117,7 +185,7 @@ public final class EngineLoop implements AutoCloseable {
           commitInline(turn, completions, nowMs);
         } else {
           pendingCommits.incrementAndGet();
-          commits.add(new CommitWork(turn, completions));
+          commits.add(new CommitWork(turn, completions, counts));
         }
         completions = new ArrayList<>();
       }
@@ -199,7 +267,14 @@ public final class EngineLoop implements AutoCloseable {
           continue;
         }
         batch.add(first);
-        commits.drainTo(batch);
+        Counts counts = new Counts();
+        counts.add(first.counts());
+        CommitWork next;
+        while ((next = commits.peek()) != null && counts.admits(next.counts(), commitLimits)) {
+          commits.poll();
+          counts.add(next.counts());
+          batch.add(next);
+        }
         commit(batch);
         batch.clear();
       } catch (InterruptedException e) {

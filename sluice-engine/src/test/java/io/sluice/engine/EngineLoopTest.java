@@ -47,15 +47,41 @@ class EngineLoopTest {
   }
 
   private void start(boolean syncEnqueues, boolean syncOthers) {
+    start(syncEnqueues, syncOthers, EngineLoop.CommitLimits.DEFAULTS);
+  }
+
+  private void start(boolean syncEnqueues, boolean syncOthers, EngineLoop.CommitLimits limits) {
     loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, Clock.systemUTC(),
-        new EngineLoop.CommitModes(syncEnqueues, syncOthers));
+        new EngineLoop.CommitModes(syncEnqueues, syncOthers), limits);
     loop.start();
   }
 
   private CompletableFuture<List<JobSnapshot>> enqueue(String queue) {
     NewJob job = new NewJob(ids.next(System.currentTimeMillis()), "t", queue,
         NewJob.DEFAULT_PRIORITY, null, null, null, null, "{}".getBytes(StandardCharsets.UTF_8));
-    return loop.submit((engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
+    return loop.submit(EngineLoop.Kind.ENQUEUE,
+        (engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
+  }
+
+  /** Holds the engine thread inside a command until the returned latch is counted down. */
+  private CountDownLatch holdEngineThread() throws InterruptedException {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    loop.submit((engine, nowMs) -> {
+      entered.countDown();
+      try {
+        return release.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    });
+    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
+    return release;
+  }
+
+  private static long jobsWritten(CommitBatch batch) {
+    return batch.mutations().stream().filter(Mutation.PutJob.class::isInstance).count();
   }
 
   private BlockingQueue<JobSnapshot> openWorker(String queue) {
@@ -156,6 +182,65 @@ class EngineLoopTest {
             .filter(Mutation.PutJob.class::isInstance)
             .map(m -> ((Mutation.PutJob) m).job().id()))
         .containsExactly(firstId, secondId, thirdId);
+  }
+
+  @Test
+  void aTurnAppliesAtMostTheEnqueueLimitAndLeavesTheRestForTheNext() throws Exception {
+    start(false, false, new EngineLoop.CommitLimits(2, 1000));
+    CountDownLatch release = holdEngineThread();
+    List<CompletableFuture<List<JobSnapshot>>> enqueued = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      enqueued.add(enqueue("q"));
+    }
+
+    release.countDown();
+    for (CompletableFuture<List<JobSnapshot>> future : enqueued) {
+      future.get(5, TimeUnit.SECONDS);
+    }
+
+    assertThat(store.batches).allSatisfy(b -> assertThat(jobsWritten(b)).isLessThanOrEqualTo(2));
+    assertThat(store.batches.stream().mapToLong(EngineLoopTest::jobsWritten).sum()).isEqualTo(5);
+  }
+
+  @Test
+  void turnsQueuedBehindAnFsyncAreCoalescedOnlyUpToTheEnqueueLimit() throws Exception {
+    start(true, false, new EngineLoop.CommitLimits(3, 1000));
+    store.shut();
+    CompletableFuture<List<JobSnapshot>> first = enqueue("a");
+    store.awaitBlockedCommit();
+    List<CompletableFuture<List<JobSnapshot>>> queued = new java.util.ArrayList<>();
+    for (int i = 0; i < 7; i++) {
+      queued.add(enqueue("b"));
+    }
+    // Each lands in a turn of its own or a few together; all wait behind the blocked commit.
+    Thread.sleep(100);
+
+    store.open();
+    first.get(5, TimeUnit.SECONDS);
+    for (CompletableFuture<List<JobSnapshot>> future : queued) {
+      future.get(5, TimeUnit.SECONDS);
+    }
+
+    assertThat(store.batches).allSatisfy(b -> assertThat(jobsWritten(b)).isLessThanOrEqualTo(3));
+    assertThat(store.batches.stream().mapToLong(EngineLoopTest::jobsWritten).sum()).isEqualTo(8);
+  }
+
+  @Test
+  void theCompletionLimitDoesNotHoldBackEnqueues() throws Exception {
+    start(false, false, new EngineLoop.CommitLimits(1000, 1));
+    CountDownLatch release = holdEngineThread();
+    List<CompletableFuture<List<JobSnapshot>>> enqueued = new java.util.ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      enqueued.add(enqueue("q"));
+    }
+
+    release.countDown();
+    for (CompletableFuture<List<JobSnapshot>> future : enqueued) {
+      future.get(5, TimeUnit.SECONDS);
+    }
+
+    assertThat(store.batches).singleElement()
+        .satisfies(b -> assertThat(jobsWritten(b)).isEqualTo(4));
   }
 
   /** Records commits; while shut, a commit blocks until opened (a slow fsync). */

@@ -49,16 +49,19 @@ public final class Exchange {
     return format;
   }
 
-  /** Rejects any query parameter not in {@code allowed} (API.md §3.8) and returns them all. */
+  /**
+   * Rejects any query parameter not in {@code allowed} (API.md §3.8), names compared with their
+   * case (Vert.x's own map ignores it), and returns them all.
+   */
   public MultiMap query(Set<String> allowed) {
-    MultiMap params = request.params();
-    for (String name : params.names()) {
+    for (String name : QueryNames.of(request.query())) {
       if (!allowed.contains(name)) {
         throw new SluiceException.InvalidRequest(
             "invalid query parameters: unknown parameter `" + name + "`");
       }
     }
-    return params;
+    // Every name is now one of the allowed spellings, so the case-blind lookup is exact.
+    return request.params();
   }
 
   /** Reads and decodes the body in the format its Content-Type names. */

@@ -95,6 +95,30 @@ class RoutingHttpTest {
       assertThat(reply.error()).startsWith("invalid query parameters");
     }
 
+    @ParameterizedTest
+    @CsvSource({
+      "/jobs?Queue=x, Queue",
+      "/jobs/count?STATUS=ready, STATUS",
+      "/jobs/take?Queue=a, Queue",
+      "/jobs?queue=a&Limit=5, Limit"
+    })
+    void parameterNamesAreMatchedWithTheirCase(String pathAndQuery, String name) {
+      Reply reply = server.get(pathAndQuery);
+
+      assertThat(reply.status()).isEqualTo(400);
+      assertThat(reply.error())
+          .isEqualTo("invalid query parameters: unknown parameter `" + name + "`");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"/jobs/count?queue=%ZZ", "/jobs?queue=a%", "/jobs?%G1=x", "/jobs/take?queue=%%"})
+    void malformedPercentEncodingIsRejected(String pathAndQuery) {
+      Reply reply = server.get(pathAndQuery);
+
+      assertThat(reply.status()).isEqualTo(400);
+      assertThat(reply.error()).startsWith("invalid query parameters: malformed percent-encoding");
+    }
+
     @Test
     void unknownQueryParameterOnEnqueueStoresNothing() {
       String queue = ServerFixture.uniqueName("query");
