@@ -1,15 +1,23 @@
 package io.sluice.api;
 
 /**
- * Listener addresses and stream settings.
+ * Listener addresses, TLS and stream settings.
  *
  * @param adminPort ignored when {@code adminEnabled} is false
  * @param heartbeatMs idle time after which a take stream gets a heartbeat frame
+ * @param tls the primary listener's TLS files, or null for plain HTTP (and h2c)
+ * @param adminTls the admin listener's, configured independently
  */
 public record ApiConfig(
     String host, int port, boolean adminEnabled, String adminHost, int adminPort,
-    long heartbeatMs, int eventLoops) {
+    long heartbeatMs, int eventLoops, TlsSettings tls, TlsSettings adminTls) {
   public static final long DEFAULT_HEARTBEAT_MS = 3000;
+
+  /** Both listeners on plain HTTP. */
+  public ApiConfig(String host, int port, boolean adminEnabled, String adminHost, int adminPort,
+      long heartbeatMs, int eventLoops) {
+    this(host, port, adminEnabled, adminHost, adminPort, heartbeatMs, eventLoops, null, null);
+  }
 
   public ApiConfig {
     if (port < 0 || port > 65535) {

@@ -59,27 +59,33 @@ public final class ApiServer implements AutoCloseable {
   /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */
   public void start() {
     if (config.adminEnabled()) {
-      admin = listen(adminRoutes, config.adminHost(), config.adminPort(), "admin");
+      admin = listen(adminRoutes, config.adminHost(), config.adminPort(), config.adminTls(),
+          "admin");
     }
-    primary = listen(primaryRoutes, config.host(), config.port(), "primary");
+    primary = listen(primaryRoutes, config.host(), config.port(), config.tls(), "primary");
   }
 
-  private HttpServer listen(Router router, String host, int port, String name) {
+  private HttpServer listen(Router router, String host, int port, TlsSettings tls, String name) {
     HttpServerOptions options = new HttpServerOptions()
         .setHost(host)
         .setPort(port)
         .setTcpNoDelay(true)
-        .setHttp2ClearTextEnabled(true)
         .setMaxInitialLineLength(64 * 1024)
         .setMaxHeaderSize(64 * 1024)
         .setCompressionSupported(false);
+    if (tls == null) {
+      options.setHttp2ClearTextEnabled(true);
+    } else {
+      TlsListener.configure(options, tls);
+    }
     Future<HttpServer> bound = vertx.createHttpServer(options)
         .requestHandler(request -> router.route(new Exchange(request)))
         .listen();
     try {
       HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       servers.add(server);
-      LOG.info("listening on http://{}:{} ({})", host, server.actualPort(), name);
+      LOG.info("listening on {}://{}:{} ({}{})", tls == null ? "http" : "https", host,
+          server.actualPort(), name, tls == null ? "" : tls.mutual() ? ", mutual TLS" : ", TLS");
       return server;
     } catch (Exception e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
@@ -95,6 +101,11 @@ public final class ApiServer implements AutoCloseable {
 
   public int adminPort() {
     return admin == null ? -1 : admin.actualPort();
+  }
+
+  /** {@code http} or {@code https}, for announcing the listeners. */
+  public String scheme(boolean adminListener) {
+    return (adminListener ? config.adminTls() : config.tls()) == null ? "http" : "https";
   }
 
   /** Stops accepting connections and ends every take stream. */

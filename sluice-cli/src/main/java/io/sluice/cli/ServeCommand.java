@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -102,6 +103,20 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Storage read cache size.")
   String cacheSize;
 
+  @Option(names = "--enqueue-batch-size",
+      defaultValue = "${env:SLUICE_ENQUEUE_BATCH_SIZE:-1000}",
+      description = "Most enqueue requests coalesced into one storage commit (a bulk request"
+          + " counts as one).")
+  String enqueueBatchSize;
+
+  @Option(names = "--complete-batch-size",
+      defaultValue = "${env:SLUICE_COMPLETE_BATCH_SIZE:-1000}",
+      description = "Most success acknowledgements coalesced into one storage commit (a bulk"
+          + " acknowledgement counts as one).")
+  String completeBatchSize;
+
+  @Mixin ServeTlsOptions tls = new ServeTlsOptions();
+
   @Option(names = "--warm-up-jobs", defaultValue = "${env:SLUICE_WARM_UP_JOBS:-10000}",
       description = "Jobs run through a throwaway in-process server before opening the ports,"
           + " so the first requests meet compiled code; 0 skips it.")
@@ -118,6 +133,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ServerSettings settings = settings();
+    PortCheck.free(settings.api());
     LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT));
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
@@ -139,16 +155,17 @@ public final class ServeCommand implements Callable<Integer> {
     SluiceServer server;
     try {
       server = SluiceServer.start(settings.store(), settings.engine(), settings.api(),
-          settings.commitModes(), Clock.systemUTC());
+          settings.commitModes(), settings.commitLimits(), Clock.systemUTC());
     } catch (RuntimeException e) {
       throw new StartupException(e.getMessage());
     }
     if (System.console() != null) {
       if (settings.api().adminEnabled()) {
-        System.err.println("Listening on http://" + adminHost + ":" + server.adminPort()
-            + " (admin)");
+        System.err.println("Listening on " + server.scheme(true) + "://" + adminHost + ":"
+            + server.adminPort() + " (admin)");
       }
-      System.err.println("Listening on http://" + host + ":" + server.port() + " (primary)");
+      System.err.println("Listening on " + server.scheme(false) + "://" + host + ":"
+          + server.port() + " (primary)");
     }
     Signal.handle(new Signal("TERM"), signal -> stop.countDown());
     Signal.handle(new Signal("INT"), signal -> stop.countDown());
@@ -194,15 +211,19 @@ public final class ServeCommand implements Callable<Integer> {
           EngineConfig.DEFAULT_SCHEDULER_BATCH_SIZE,
           EngineConfig.DEFAULT_PAYLOAD_CACHE_BYTES,
           (int) parseLong(maxBudgets, "--max-budgets", 1, Integer.MAX_VALUE));
+      boolean adminEnabled = !(noAdmin || EnvFlags.isSet("SLUICE_NO_ADMIN"));
       ApiConfig api = new ApiConfig(host, (int) parseLong(port, "--port", 0, 65535),
-          !(noAdmin || EnvFlags.isSet("SLUICE_NO_ADMIN")), adminHost,
-          (int) parseLong(adminPort, "--admin-port", 0, 65535),
+          adminEnabled, adminHost, (int) parseLong(adminPort, "--admin-port", 0, 65535),
           Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
-          Math.max(2, Runtime.getRuntime().availableProcessors()));
+          Math.max(2, Runtime.getRuntime().availableProcessors()),
+          tls.primary(), adminEnabled ? tls.admin() : null);
+      EngineLoop.CommitLimits commitLimits = new EngineLoop.CommitLimits(
+          (int) parseLong(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
+          (int) parseLong(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));
       StoreConfig store = new StoreConfig(root.resolve("data"),
           Sizes.parseBytes(cacheSize, "--cache-size"));
       return new ServerSettings(store, engine, api,
-          new EngineLoop.CommitModes(syncEnqueues, syncOthers),
+          new EngineLoop.CommitModes(syncEnqueues, syncOthers), commitLimits,
           (int) parseLong(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
@@ -251,7 +272,8 @@ public final class ServeCommand implements Callable<Integer> {
   }
 
   record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,
-      EngineLoop.CommitModes commitModes, int warmUpJobs) {}
+      EngineLoop.CommitModes commitModes, EngineLoop.CommitLimits commitLimits,
+      int warmUpJobs) {}
 
   /** A configuration problem: printed as {@code Error: <message>}, exit status 1. */
   static final class StartupException extends RuntimeException {

@@ -36,6 +36,13 @@ public final class SluiceServer implements AutoCloseable {
 
   public static SluiceServer start(StoreConfig storeConfig, EngineConfig engineConfig,
       ApiConfig apiConfig, EngineLoop.CommitModes commitModes, InstantSource clock) {
+    return start(storeConfig, engineConfig, apiConfig, commitModes,
+        EngineLoop.CommitLimits.DEFAULTS, clock);
+  }
+
+  public static SluiceServer start(StoreConfig storeConfig, EngineConfig engineConfig,
+      ApiConfig apiConfig, EngineLoop.CommitModes commitModes,
+      EngineLoop.CommitLimits commitLimits, InstantSource clock) {
     RocksJobStore store = new RocksJobStore(storeConfig);
     EngineLoop loop = null;
     try {
@@ -54,7 +61,7 @@ public final class SluiceServer implements AutoCloseable {
       store.scanPointers(Mutation.Pointer.OPEN_BATCH,
           (key, job) -> engine.recoverOpenBatch(key, job, store.readPayload(job)));
       LOG.info("recovered {} stored jobs", recovered.get());
-      loop = new EngineLoop(engine, store, clock, commitModes);
+      loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
       loop.start();
       ApiServer api = new ApiServer(apiConfig, loop, store, clock, jobIds);
       try {
@@ -79,6 +86,10 @@ public final class SluiceServer implements AutoCloseable {
 
   public int adminPort() {
     return api.adminPort();
+  }
+
+  public String scheme(boolean adminListener) {
+    return api.scheme(adminListener);
   }
 
   @Override
