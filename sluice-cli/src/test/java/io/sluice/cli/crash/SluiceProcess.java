@@ -13,41 +13,60 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * A real {@code sluice serve} running as a separate OS process on the test classpath, with its
  * stdout and stderr captured in one file.
  */
-final class SluiceProcess {
+public final class SluiceProcess {
   private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
   private final Process process;
   private final Path log;
   private final int port;
+  private final int adminPort;
+  private final String scheme;
   private final HttpClient http;
 
-  private SluiceProcess(Process process, Path log, int port) {
+  private SluiceProcess(Process process, Path log, int port, int adminPort,
+      SSLContext sslContext) {
     this.process = process;
     this.log = log;
     this.port = port;
-    this.http = HttpClient.newBuilder()
+    this.adminPort = adminPort;
+    this.scheme = sslContext == null ? "http" : "https";
+    HttpClient.Builder http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(5))
-        .build();
+        .connectTimeout(Duration.ofSeconds(5));
+    if (sslContext != null) {
+      http.sslContext(sslContext);
+    }
+    this.http = http.build();
   }
 
   /**
    * Starts the server on fresh ports and waits (bounded) until {@code GET /health} is 200.
    * Without its start-up warm-up, which these tests do not need and which would slow each start.
    */
-  static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout) throws Exception {
+  public static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout)
+      throws Exception {
     return start(rootDir, log, healthTimeout, List.of(), List.of("--warm-up-jobs", "0"));
   }
 
   /** The same with options for the JVM and for {@code serve}. */
-  static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout, List<String> jvmArgs,
-      List<String> serveArgs) throws Exception {
-    SluiceProcess server = launch(rootDir, log, jvmArgs, serveArgs);
+  public static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout,
+      List<String> jvmArgs, List<String> serveArgs) throws Exception {
+    return start(rootDir, log, healthTimeout, jvmArgs, serveArgs, null);
+  }
+
+  /**
+   * The same for a primary listener on HTTPS ({@code serveArgs} name its files): the test's own
+   * requests go through {@code sslContext}.
+   */
+  public static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout,
+      List<String> jvmArgs, List<String> serveArgs, SSLContext sslContext) throws Exception {
+    SluiceProcess server = launch(rootDir, log, jvmArgs, serveArgs, sslContext);
     try {
       server.awaitHealthy(healthTimeout);
     } catch (Throwable e) {
@@ -60,6 +79,11 @@ final class SluiceProcess {
   /** Starts the server process and returns at once, before it is listening. */
   static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
       List<String> serveArgs) throws Exception {
+    return launch(rootDir, log, jvmArgs, serveArgs, null);
+  }
+
+  private static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
+      List<String> serveArgs, SSLContext sslContext) throws Exception {
     int port = freePort();
     int adminPort = freePort();
     while (adminPort == port) {
@@ -82,7 +106,7 @@ final class SluiceProcess {
         .redirectInput(ProcessBuilder.Redirect.PIPE);
     // The server reads SLUICE_* variables; none from the build environment may leak in.
     builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
-    return new SluiceProcess(builder.start(), log, port);
+    return new SluiceProcess(builder.start(), log, port, adminPort, sslContext);
   }
 
   private void awaitHealthy(Duration timeout) throws Exception {
@@ -110,20 +134,28 @@ final class SluiceProcess {
     }
   }
 
-  URI uri(String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + port + pathAndQuery);
+  public URI uri(String pathAndQuery) {
+    return URI.create(scheme + "://127.0.0.1:" + port + pathAndQuery);
   }
 
-  HttpClient http() {
+  public int port() {
+    return port;
+  }
+
+  public int adminPort() {
+    return adminPort;
+  }
+
+  public HttpClient http() {
     return http;
   }
 
-  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+  public HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return http.send(HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
-  HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
+  public HttpResponse<String> post(String path, String json) throws IOException, InterruptedException {
     return http.send(postRequest(path, json), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -161,7 +193,7 @@ final class SluiceProcess {
   }
 
   /** Kills the process if it is still running; safe to call repeatedly. */
-  void forceStop() {
+  public void forceStop() {
     if (process.isAlive()) {
       process.destroyForcibly();
       try {
@@ -172,7 +204,7 @@ final class SluiceProcess {
     }
   }
 
-  String output() {
+  public String output() {
     try {
       return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
     } catch (IOException e) {

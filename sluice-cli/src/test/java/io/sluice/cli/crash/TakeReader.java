@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * An NDJSON take stream ({@code GET /jobs/take}) read on its own thread; jobs are queued for the
  * test, heartbeats (blank lines) skipped.
  */
-final class TakeReader implements AutoCloseable {
+public final class TakeReader implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final BlockingQueue<JsonNode> jobs = new LinkedBlockingQueue<>();
@@ -33,7 +33,7 @@ final class TakeReader implements AutoCloseable {
   private volatile boolean endedCleanly;
   private volatile Throwable failure;
 
-  TakeReader(SluiceProcess server, String query) {
+  public TakeReader(SluiceProcess server, String query) {
     // No request timeout: the body is endless, and waits on it are bounded by the callers.
     HttpRequest request = HttpRequest.newBuilder(server.uri("/jobs/take?" + query))
         .header("Accept", "application/x-ndjson")
@@ -68,12 +68,12 @@ final class TakeReader implements AutoCloseable {
   }
 
   /** The HTTP status of the take response (bounded wait). */
-  int status(Duration timeout) throws Exception {
+  public int status(Duration timeout) throws Exception {
     return status.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Exactly {@code count} jobs, or an assertion error when they do not all arrive in time. */
-  List<JsonNode> take(int count, Duration timeout) throws InterruptedException {
+  public List<JsonNode> take(int count, Duration timeout) throws InterruptedException {
     List<JsonNode> taken = new ArrayList<>(count);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (taken.size() < count) {
@@ -89,7 +89,7 @@ final class TakeReader implements AutoCloseable {
   }
 
   /** The next job, or null when none arrives within the timeout. */
-  JsonNode poll(Duration timeout) throws InterruptedException {
+  public JsonNode poll(Duration timeout) throws InterruptedException {
     return jobs.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
