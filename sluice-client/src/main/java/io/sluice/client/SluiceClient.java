@@ -3,6 +3,7 @@ package io.sluice.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.List;
@@ -113,6 +114,9 @@ public final class SluiceClient {
     private WireFormat format = WireFormat.JSON;
     private HttpClient.Version httpVersion = HttpClient.Version.HTTP_1_1;
     private SSLContext sslContext;
+    private Path trustedCertificates;
+    private Path clientCertificateChain;
+    private Path clientPrivateKey;
 
     private Builder(String baseUrl) {
       URI parsed = URI.create(Objects.requireNonNull(baseUrl, "baseUrl"));
@@ -149,19 +153,43 @@ public final class SluiceClient {
       return this;
     }
 
-    /** TLS settings for {@code https://} (trusted certificates, keys); the JDK's default if unset. */
+    /**
+     * TLS settings for {@code https://} (trusted certificates, keys); the JDK's default if unset.
+     * For PEM files, {@link #trustedCertificates} and {@link #clientCertificate} instead.
+     */
     public Builder sslContext(SSLContext context) {
       this.sslContext = Objects.requireNonNull(context, "context");
       return this;
     }
 
+    /**
+     * Trusts, for {@code https://}, only the CA certificates in this PEM file (such as the
+     * {@code ca-cert.pem} of {@code sluice tls init}) instead of the JDK's default trust store.
+     * Read by {@link #build}; see {@link PemTls}.
+     */
+    public Builder trustedCertificates(Path caPem) {
+      this.trustedCertificates = Objects.requireNonNull(caPem, "caPem");
+      return this;
+    }
+
+    /**
+     * Presents this client certificate to servers that ask for one (mutual TLS): a PEM chain,
+     * the client's certificate first, and its unencrypted PEM private key (PKCS#8, PKCS#1 RSA or
+     * SEC1 EC). Read by {@link #build}; see {@link PemTls}.
+     */
+    public Builder clientCertificate(Path certificateChainPem, Path privateKeyPem) {
+      this.clientCertificateChain =
+          Objects.requireNonNull(certificateChainPem, "certificateChainPem");
+      this.clientPrivateKey = Objects.requireNonNull(privateKeyPem, "privateKeyPem");
+      return this;
+    }
+
+    /**
+     * Throws {@link IllegalArgumentException} for a PEM file that cannot be used, and
+     * {@link IllegalStateException} when both {@link #sslContext} and PEM files are set.
+     */
     public SluiceClient build() {
-      SSLContext tls;
-      try {
-        tls = sslContext != null ? sslContext : SSLContext.getDefault();
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException("no default TLS context", e);
-      }
+      SSLContext tls = tlsContext();
       HttpClient http = HttpClient.newBuilder()
           .version(httpVersion)
           .connectTimeout(connectTimeout)
@@ -171,6 +199,22 @@ public final class SluiceClient {
       return new SluiceClient(
           new HttpTransport(http, baseUrl, format, connectTimeout, requestTimeout,
               new WireCodec(), tls.getSocketFactory()));
+    }
+
+    private SSLContext tlsContext() {
+      boolean pem = trustedCertificates != null || clientCertificateChain != null;
+      if (pem && sslContext != null) {
+        throw new IllegalStateException("set either sslContext(...) or the PEM files of"
+            + " trustedCertificates(...) / clientCertificate(...), not both");
+      }
+      if (pem) {
+        return PemTls.sslContext(trustedCertificates, clientCertificateChain, clientPrivateKey);
+      }
+      try {
+        return sslContext != null ? sslContext : SSLContext.getDefault();
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("no default TLS context", e);
+      }
     }
   }
 }

@@ -190,6 +190,18 @@ final class FakeHttpServer implements AutoCloseable {
     }
   }
 
+  /** The same over TLS that requires a client certificate, one {@code tls}'s trust accepts. */
+  static FakeHttpServer startMutualTls(javax.net.ssl.SSLContext tls, Handler handler) {
+    try {
+      javax.net.ssl.SSLServerSocket socket =
+          (javax.net.ssl.SSLServerSocket) tls.getServerSocketFactory().createServerSocket();
+      socket.setNeedClientAuth(true);
+      return new FakeHttpServer(handler, socket, "https");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   /** Answers every request on every connection with {@code responder}'s raw response. */
   static FakeHttpServer responding(Function<Request, String> responder) {
     return start(conn -> {
