@@ -118,7 +118,7 @@ public final class ServeCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     ServerSettings settings = settings();
-    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT));
+    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT), null, Clock.systemUTC());
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
     }
