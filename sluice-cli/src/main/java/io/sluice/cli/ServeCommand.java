@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -115,10 +116,13 @@ public final class ServeCommand implements Callable<Integer> {
       description = "pretty, compact or json.")
   String logFormat;
 
+  @Mixin LogFileOptions logFiles = new LogFileOptions();
+
   @Override
   public Integer call() throws Exception {
     ServerSettings settings = settings();
-    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT), null, Clock.systemUTC());
+    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT), logFiles.config(),
+        Clock.systemUTC());
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
     }
@@ -178,6 +182,7 @@ public final class ServeCommand implements Callable<Integer> {
     if (logFormat != null && !logFormat.isEmpty()) {
       requireOneOf(logFormat, "--log-format", "pretty", "compact", "json");
     }
+    logFiles.validate(root);
     try {
       BackoffPolicy backoff = new BackoffPolicy(
           Durations.parseMs(defaultBackoffBase, "--default-backoff-base"),
