@@ -130,11 +130,14 @@ public final class ServeCommand implements Callable<Integer> {
       description = "pretty, compact or json.")
   String logFormat;
 
+  @Mixin LogFileOptions logFiles = new LogFileOptions();
+
   @Override
   public Integer call() throws Exception {
     ServerSettings settings = settings();
     PortCheck.free(settings.api());
-    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT));
+    LoggingSetup.configure(logFormat, logLevel.toLowerCase(Locale.ROOT), logFiles.config(),
+        Clock.systemUTC());
     if (System.console() != null) {
       System.err.println("Sluice " + Main.PRODUCT_VERSION);
     }
@@ -195,6 +198,7 @@ public final class ServeCommand implements Callable<Integer> {
     if (logFormat != null && !logFormat.isEmpty()) {
       requireOneOf(logFormat, "--log-format", "pretty", "compact", "json");
     }
+    logFiles.validate(root);
     try {
       BackoffPolicy backoff = new BackoffPolicy(
           Durations.parseMs(defaultBackoffBase, "--default-backoff-base"),
