@@ -22,7 +22,7 @@ public final class Main {
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof ServeCommand.StartupException) {
+      if (e instanceof OperatorException) {
         cmd.getErr().println("Error: " + e.getMessage());
         return 1;
       }
