@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.cli.tls.TlsCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -9,7 +10,7 @@ import picocli.CommandLine.Command;
 /** The {@code sluice} executable: {@code serve} is the default subcommand. */
 @Command(name = "sluice", mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    subcommands = {ServeCommand.class},
+    subcommands = {ServeCommand.class, TlsCommand.class},
     description = "Sluice: a durable job-queue server.")
 public final class Main {
   public static final String PRODUCT_VERSION = "0.1.0";
@@ -22,7 +23,7 @@ public final class Main {
   static int run(String... args) {
     CommandLine cli = new CommandLine(new Main());
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-      if (e instanceof ServeCommand.StartupException) {
+      if (e instanceof OperatorException) {
         cmd.getErr().println("Error: " + e.getMessage());
         return 1;
       }
@@ -41,7 +42,8 @@ public final class Main {
     return withServe.toArray(String[]::new);
   }
 
-  static final class Version implements CommandLine.IVersionProvider {
+  /** {@code sluice <product version>}, for {@code --version} on any command. */
+  public static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
       return new String[] {"sluice " + PRODUCT_VERSION};

@@ -279,8 +279,8 @@ public final class ServeCommand implements Callable<Integer> {
       EngineLoop.CommitModes commitModes, EngineLoop.CommitLimits commitLimits,
       int warmUpJobs) {}
 
-  /** A configuration problem: printed as {@code Error: <message>}, exit status 1. */
-  static final class StartupException extends RuntimeException {
+  /** A configuration problem found while the server starts. */
+  static final class StartupException extends OperatorException {
     StartupException(String message) {
       super(message);
     }
