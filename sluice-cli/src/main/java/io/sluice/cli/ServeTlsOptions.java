@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.api.TlsSettings;
 import java.nio.file.Path;
+import java.time.Instant;
 import picocli.CommandLine.Option;
 
 /**
@@ -56,7 +57,7 @@ final class ServeTlsOptions {
     if (cert == null) {
       return null;
     }
-    TlsFileCheck.certificateAndKey(cert, key, prefix + "-cert", prefix + "-key");
+    TlsFileCheck.certificateAndKey(cert, key, prefix + "-cert", prefix + "-key", Instant.now());
     if (clientCa != null) {
       TlsFileCheck.certificates(clientCa, prefix + "-client-ca");
     }

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs {@code sluice} as a separate process on the test classpath and waits for it to exit. */
-record CliRun(int exitStatus, String output) {
-  static CliRun of(Path workDir, String... args) throws Exception {
+public record CliRun(int exitStatus, String output) {
+  public static CliRun of(Path workDir, String... args) throws Exception {
     String javaBin = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>(List.of(javaBin, "-cp",
