@@ -1,6 +1,7 @@
 package io.sluice.client;
 
 import io.sluice.api.ApiConfig;
+import io.sluice.api.TlsSettings;
 import io.sluice.cli.SluiceServer;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
@@ -22,23 +23,30 @@ final class TestServer implements AutoCloseable {
 
   private final Path dataDir;
   private final int port;
+  private final TlsSettings tls;
   private SluiceServer server;
 
-  private TestServer(Path dataDir, int port) {
+  private TestServer(Path dataDir, int port, TlsSettings tls) {
     this.dataDir = dataDir;
     this.port = port;
+    this.tls = tls;
     this.server = boot();
   }
 
   static TestServer start(Path tempDir) {
-    return new TestServer(tempDir.resolve("data"), freePort());
+    return start(tempDir, null);
+  }
+
+  /** A server whose primary listener serves HTTPS with {@code tls} (null: plain HTTP). */
+  static TestServer start(Path tempDir, TlsSettings tls) {
+    return new TestServer(tempDir.resolve("data"), freePort(), tls);
   }
 
   private SluiceServer boot() {
     return SluiceServer.start(
         new StoreConfig(dataDir, 64L << 20),
         EngineConfig.defaults(),
-        new ApiConfig("127.0.0.1", port, true, "127.0.0.1", 0, HEARTBEAT_MS, 2),
+        new ApiConfig("127.0.0.1", port, true, "127.0.0.1", 0, HEARTBEAT_MS, 2, tls, null),
         new EngineLoop.CommitModes(false, false),
         Clock.systemUTC());
   }
@@ -53,7 +61,7 @@ final class TestServer implements AutoCloseable {
   }
 
   String url() {
-    return "http://127.0.0.1:" + port;
+    return (tls == null ? "http" : "https") + "://127.0.0.1:" + port;
   }
 
   int port() {
