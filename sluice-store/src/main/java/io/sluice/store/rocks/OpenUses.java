@@ -37,12 +37,17 @@ final class OpenUses {
     }
   }
 
+  /** Refuses new uses from now on, and fails every {@link #checkOpen} after this returns. */
+  void beginClosing() {
+    closing = true;
+  }
+
   /**
    * Refuses new uses and waits, at most {@code timeoutMillis}, for the current ones to exit.
    * @return true when nothing uses the database any more
    */
   boolean closeAndAwait(long timeoutMillis) throws InterruptedException {
-    closing = true;
+    beginClosing();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (open.get() > 0) {
       if (System.nanoTime() > deadline) {

@@ -11,10 +11,14 @@ import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.IndexQuery;
 import io.sluice.engine.store.Mutation;
 import io.sluice.engine.store.StorageException;
+import io.sluice.engine.store.StorageMaintenance;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.List;
 import java.util.function.BiConsumer;
@@ -22,17 +26,21 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.Checkpoint;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Snapshot;
+import org.rocksdb.TablePropertiesCollectorFactory;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -43,13 +51,21 @@ import org.slf4j.LoggerFactory;
  * budget policies.
  *
  * <p>Every commit goes through the write-ahead log; {@code sync} commits also fsync it. Commits
- * come from the single commit thread; reads are thread-safe.
+ * come from the single commit thread; reads, checkpoints and compactions are thread-safe.
  */
-public final class RocksJobStore implements JobStore {
+public final class RocksJobStore implements JobStore, StorageMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(RocksJobStore.class);
   private static final long MAX_ATTEMPT = 0xFFFFFFFFL;
   /** How long closing waits for reads in progress (scans stop at their next step). */
   private static final long CLOSE_WAIT_MILLIS = 10_000;
+  /**
+   * A table file is marked for compaction when {@value #DELETION_TRIGGER} of any
+   * {@value #DELETION_WINDOW} consecutive entries, or half of all of them, are deletions: every
+   * finished job leaves tombstones, and RocksDB's own compactions then reclaim them early.
+   */
+  private static final long DELETION_WINDOW = 10_000;
+  private static final long DELETION_TRIGGER = 5_000;
+  private static final double DELETION_RATIO = 0.5;
 
   static {
     RocksDB.loadLibrary();
@@ -57,6 +73,7 @@ public final class RocksJobStore implements JobStore {
 
   private final LRUCache cache;
   private final BloomFilter bloomFilter;
+  private final TablePropertiesCollectorFactory deletionCollector;
   private final ColumnFamilyOptions familyOptions;
   private final DBOptions dbOptions;
   private final WriteOptions bufferedWrites = new WriteOptions().setSync(false);
@@ -64,6 +81,8 @@ public final class RocksJobStore implements JobStore {
   private final RocksDB db;
   private final OpenUses uses = new OpenUses();
   private boolean closed;
+  /** The options of the compactions running now, so that closing can cancel them. */
+  private final Set<CompactRangeOptions> compactions = ConcurrentHashMap.newKeySet();
   private final List<ColumnFamilyHandle> handles = new ArrayList<>();
   private final ColumnFamilyHandle jobs;
   private final ColumnFamilyHandle payloads;
@@ -84,12 +103,19 @@ public final class RocksJobStore implements JobStore {
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
     bloomFilter = new BloomFilter(10);
-    familyOptions = new ColumnFamilyOptions()
-        .setCompressionType(CompressionType.LZ4_COMPRESSION)
-        .setWriteBufferSize(64L << 20)
-        .setTableFormatConfig(new BlockBasedTableConfig()
-            .setBlockCache(cache)
-            .setFilterPolicy(bloomFilter));
+    deletionCollector = TablePropertiesCollectorFactory.NewCompactOnDeletionCollectorFactory(
+        DELETION_WINDOW, DELETION_TRIGGER, DELETION_RATIO);
+    // RocksJava sets table properties collectors on Options only; the column family part is
+    // copied out of them (the native options share the cache, filter and collector).
+    try (Options options = new Options()) {
+      options.setCompressionType(CompressionType.LZ4_COMPRESSION)
+          .setWriteBufferSize(64L << 20)
+          .setTableFormatConfig(new BlockBasedTableConfig()
+              .setBlockCache(cache)
+              .setFilterPolicy(bloomFilter));
+      options.setTablePropertiesCollectorFactory(List.of(deletionCollector));
+      familyOptions = new ColumnFamilyOptions(options);
+    }
     dbOptions = new DBOptions()
         .setCreateIfMissing(true)
         .setCreateMissingColumnFamilies(true)
@@ -513,12 +539,61 @@ public final class RocksJobStore implements JobStore {
     }
   }
 
+  /**
+   * Hard-links the live table files and copies the rest into {@code dir}, after flushing the
+   * memtables; writes go on meanwhile. Short, so closing simply waits for it.
+   */
+  @Override
+  public void checkpoint(Path dir) {
+    uses.enter();
+    try (Checkpoint checkpoint = Checkpoint.create(db)) {
+      checkpoint.createCheckpoint(dir.toString());
+    } catch (RocksDBException e) {
+      throw new StorageException("checkpoint into " + dir, e);
+    } finally {
+      uses.exit();
+    }
+  }
+
+  /**
+   * Compacts every column family down to its last level, rewriting even the last level's files
+   * (those not just written by this compaction), so deletion tombstones are really dropped.
+   * Background compactions and writes go on meanwhile. Closing the store cancels it.
+   */
+  @Override
+  public void compact() {
+    uses.enter();
+    try (CompactRangeOptions options = new CompactRangeOptions()
+        .setBottommostLevelCompaction(
+            CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)
+        .setExclusiveManualCompaction(false)) {
+      // Registered before the check, so that closing either cancels it or is seen by it.
+      compactions.add(options);
+      try {
+        for (ColumnFamilyHandle handle : handles) {
+          uses.checkOpen();
+          db.compactRange(handle, null, null, options);
+        }
+      } catch (RocksDBException e) {
+        throw new StorageException("compaction", e);
+      } finally {
+        compactions.remove(options);
+      }
+    } finally {
+      uses.exit();
+    }
+  }
+
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
     closed = true;
+    uses.beginClosing();
+    for (CompactRangeOptions compaction : compactions) {
+      compaction.setCanceled(true);
+    }
     boolean unused;
     try {
       unused = uses.closeAndAwait(CLOSE_WAIT_MILLIS);
@@ -549,6 +624,7 @@ public final class RocksJobStore implements JobStore {
     dbOptions.close();
     familyOptions.close();
     bloomFilter.close();
+    deletionCollector.close();
     cache.close();
   }
 }
