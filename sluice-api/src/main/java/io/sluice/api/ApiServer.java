@@ -5,6 +5,7 @@ import io.sluice.api.http.Router;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.JobStore;
+import io.sluice.engine.store.StorageMaintenance;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -33,18 +34,21 @@ public final class ApiServer implements AutoCloseable {
   private final Router primaryRoutes = new Router();
   private final Router adminRoutes = new Router();
   private final Set<TakeStream> streams = ConcurrentHashMap.newKeySet();
+  private final Compactor compactor;
   private final List<HttpServer> servers = new ArrayList<>();
   private HttpServer primary;
   private HttpServer admin;
 
   /** {@code jobIds} is shared with the engine (cron fires), so ids sort in creation order. */
-  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store, InstantSource clock,
+  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store,
+      StorageMaintenance maintenance, MaintenanceConfig maintenanceConfig, InstantSource clock,
       JobIdGenerator jobIds) {
     this.config = config;
     this.vertx = Vertx.vertx(new VertxOptions()
         .setEventLoopPoolSize(config.eventLoops())
         .setPreferNativeTransport(true));
     EngineGateway engine = new EngineGateway(loop);
+    compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
     new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
         .register(primaryRoutes);
     new BudgetRoutes(engine).register(primaryRoutes);
@@ -52,8 +56,10 @@ public final class ApiServer implements AutoCloseable {
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
     PayloadSelection selection = new PayloadSelection(vertx, queries, clock);
     new BindingRoutes(engine, selection).register(primaryRoutes);
-    new QueryRoutes(vertx, queries, selection, engine, clock).register(primaryRoutes);
+    new QueryRoutes(vertx, queries, selection, engine, clock, compactor).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
+    new MaintenanceRoutes(vertx, maintenance, maintenanceConfig.scratchDir(), compactor)
+        .register(adminRoutes);
   }
 
   /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */
@@ -111,6 +117,7 @@ public final class ApiServer implements AutoCloseable {
   /** Stops accepting connections and ends every take stream. */
   @Override
   public void close() {
+    compactor.close();
     for (HttpServer server : servers) {
       await(server.close());
     }

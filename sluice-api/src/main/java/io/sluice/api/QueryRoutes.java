@@ -22,7 +22,7 @@ import java.util.Set;
  * The filtered job endpoints (API.md §8.9, §8.10, §8.15–§8.17): cursor-paginated reads and
  * counts run on Vert.x worker threads so that a long scan never holds up dispatch or requests;
  * bulk deletes and patches are applied by the engine, after a worker-thread scan when a jq
- * filter needs payloads.
+ * filter needs payloads; a large one is followed by a background compaction.
  */
 final class QueryRoutes {
   private static final Set<String> LIST_PARAMS = with(FilterParser.FILTER_PARAMS,
@@ -33,14 +33,16 @@ final class QueryRoutes {
   private final PayloadSelection selection;
   private final EngineGateway engine;
   private final InstantSource clock;
+  private final Compactor compactor;
 
   QueryRoutes(Vertx vertx, JobQueries queries, PayloadSelection selection, EngineGateway engine,
-      InstantSource clock) {
+      InstantSource clock, Compactor compactor) {
     this.vertx = vertx;
     this.queries = queries;
     this.selection = selection;
     this.engine = engine;
     this.clock = clock;
+    this.compactor = compactor;
   }
 
   void register(Router router) {
@@ -78,11 +80,14 @@ final class QueryRoutes {
     ex.respond(ex.body(), body -> {
       JobPatch patch = PatchParser.parse(ex.requestFormat(), body);
       ex.respond(selection.ids(filters).compose(ids -> engine.call((eng, nowMs) ->
-          eng.patchWhere(filters.filter(), ids, patch, nowMs))), patched -> ex.send(200, gen -> {
-            gen.writeStartObject();
-            gen.writeNumberField("patched", patched);
-            gen.writeEndObject();
-          }));
+          eng.patchWhere(filters.filter(), ids, patch, nowMs))), patched -> {
+            compactor.afterBulkChange("bulk patch", patched);
+            ex.send(200, gen -> {
+              gen.writeStartObject();
+              gen.writeNumberField("patched", patched);
+              gen.writeEndObject();
+            });
+          });
     });
   }
 
@@ -91,11 +96,14 @@ final class QueryRoutes {
     ex.responseFormat();
     FilterParser.Query filters = FilterParser.parse(query);
     ex.respond(selection.ids(filters).compose(ids -> engine.call((eng, nowMs) ->
-        eng.deleteWhere(filters.filter(), ids, nowMs))), deleted -> ex.send(200, gen -> {
-          gen.writeStartObject();
-          gen.writeNumberField("deleted", deleted);
-          gen.writeEndObject();
-        }));
+        eng.deleteWhere(filters.filter(), ids, nowMs))), deleted -> {
+          compactor.afterBulkChange("bulk delete", deleted);
+          ex.send(200, gen -> {
+            gen.writeStartObject();
+            gen.writeNumberField("deleted", deleted);
+            gen.writeEndObject();
+          });
+        });
   }
 
   private void list(Exchange ex) {

@@ -225,7 +225,7 @@ public final class ServeCommand implements Callable<Integer> {
           (int) parseLong(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
           (int) parseLong(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));
       StoreConfig store = new StoreConfig(root.resolve("data"),
-          Sizes.parseBytes(cacheSize, "--cache-size"));
+          Sizes.parseBytes(cacheSize, "--cache-size"), autoCompactThreshold());
       return new ServerSettings(store, engine, api,
           new EngineLoop.CommitModes(syncEnqueues, syncOthers), commitLimits,
           (int) parseLong(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
@@ -273,6 +273,14 @@ public final class ServeCommand implements Callable<Integer> {
     }
     throw new StartupException("invalid value for --default-backoff-exponent: '" + value
         + "' (expected a non-negative number)");
+  }
+
+  /** Environment-only tuning (CLI.md §2.1); unset or blank means the default. */
+  private static long autoCompactThreshold() {
+    String value = System.getenv("SLUICE_AUTO_COMPACT_THRESHOLD");
+    return value == null || value.isBlank()
+        ? StoreConfig.DEFAULT_AUTO_COMPACT_THRESHOLD
+        : parseLong(value, "SLUICE_AUTO_COMPACT_THRESHOLD", 0, Integer.MAX_VALUE);
   }
 
   record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.api.ApiConfig;
 import io.sluice.api.ApiServer;
+import io.sluice.api.MaintenanceConfig;
 import io.sluice.api.wire.JqBatchExpressions;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
@@ -63,7 +64,10 @@ public final class SluiceServer implements AutoCloseable {
       LOG.info("recovered {} stored jobs", recovered.get());
       loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
       loop.start();
-      ApiServer api = new ApiServer(apiConfig, loop, store, clock, jobIds);
+      // Backup checkpoints go beside the data directory, on its file system, to be hard links.
+      MaintenanceConfig maintenance = new MaintenanceConfig(
+          storeConfig.dataDir().toAbsolutePath().getParent(), storeConfig.autoCompactThreshold());
+      ApiServer api = new ApiServer(apiConfig, loop, store, store, maintenance, clock, jobIds);
       try {
         api.start();
       } catch (RuntimeException e) {
