@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
 /** The {@code sluice} executable: {@code serve} is the default subcommand. */
 @Command(name = "sluice", mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    subcommands = {ServeCommand.class, TlsCommand.class},
+    subcommands = {ServeCommand.class, TlsCommand.class, BackupCommand.class,
+        RestoreCommand.class, CompactCommand.class},
     description = "Sluice: a durable job-queue server.")
 public final class Main {
   public static final String PRODUCT_VERSION = "0.1.0";

@@ -1,0 +1,102 @@
+package io.sluice.cli;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.Locale;
+import javax.net.ssl.SSLContext;
+import picocli.CommandLine.Option;
+
+/**
+ * The admin client options (CLI.md §9.1), mixed into every subcommand that calls the admin API,
+ * and the HTTP client they describe.
+ */
+final class AdminClientOptions {
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  @Option(names = "--url", defaultValue = "${env:SLUICE_ADMIN_URL:-http://127.0.0.1:8901}",
+      description = "Admin API base URL, https://… for TLS (default: ${DEFAULT-VALUE}).")
+  String url;
+
+  /** The checked base URL: http or https, with a host, without a trailing slash. */
+  URI baseUrl() {
+    String text = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    try {
+      URI uri = new URI(text);
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null) {
+        return uri;
+      }
+    } catch (URISyntaxException e) {
+      // Reported below.
+    }
+    throw new OperatorException("invalid value for --url: '" + url
+        + "' (expected http://host:port or https://host:port)");
+  }
+
+  /** An HTTP/1.1 client for the admin API; over TLS when the URL is https. */
+  HttpClient httpClient() {
+    HttpClient.Builder builder = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(CONNECT_TIMEOUT);
+    SSLContext tls = sslContext();
+    if (tls != null) {
+      builder.sslContext(tls);
+    }
+    return builder.build();
+  }
+
+  /**
+   * The one place the admin client's TLS is set up: null for an http URL. For https, the JDK's
+   * default trust store verifies the server; the TLS options of CLI.md §9.1 (a CA certificate,
+   * a client certificate and key for mutual TLS) belong here.
+   */
+  SSLContext sslContext() {
+    if (!baseUrl().getScheme().equalsIgnoreCase("https")) {
+      return null;
+    }
+    try {
+      return SSLContext.getDefault();
+    } catch (NoSuchAlgorithmException e) {
+      throw new OperatorException("no TLS available for " + url + ": " + e.getMessage());
+    }
+  }
+
+  /** A POST of nothing to {@code path} on the admin API, without a deadline. */
+  HttpRequest post(String path) {
+    return HttpRequest.newBuilder(URI.create(baseUrl() + path))
+        .POST(HttpRequest.BodyPublishers.noBody())
+        .build();
+  }
+
+  /** Sends the request; failing to get a response is {@code cannot reach <url>: …}. */
+  <T> HttpResponse<T> send(HttpClient http, HttpRequest request,
+      HttpResponse.BodyHandler<T> body) {
+    try {
+      return http.send(request, body);
+    } catch (IOException e) {
+      throw new OperatorException("cannot reach " + baseUrl() + ": " + reason(e));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new OperatorException("interrupted while calling " + baseUrl());
+    }
+  }
+
+  /** The first message along the causes, else what the exception's kind says. */
+  private static String reason(Throwable failure) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
+        return cause.getMessage();
+      }
+    }
+    // The JDK's client reports a refused connection without a message.
+    return failure instanceof ConnectException
+        ? "connection refused" : failure.getClass().getSimpleName();
+  }
+}
