@@ -18,6 +18,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.compressors.gzip.GzipCompressorInputStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -96,7 +97,7 @@ final class RestoreCommand implements Callable<Integer> {
         Path target = target(staging, entry.getName());
         if (entry.isDirectory()) {
           Files.createDirectories(target);
-        } else if (entry.isFile()) {
+        } else if (isPlainFile(entry)) {
           Files.createDirectories(target.getParent());
           try (FileChannel channel = FileChannel.open(target, StandardOpenOption.CREATE_NEW,
               StandardOpenOption.WRITE); OutputStream sink = Channels.newOutputStream(channel)) {
@@ -112,6 +113,12 @@ final class RestoreCommand implements Callable<Integer> {
       throw new OperatorException("cannot read " + archive + ": "
           + (e.getMessage() != null ? e.getMessage() : e.toString()));
     }
+  }
+
+  /** A regular file; Commons Compress's {@code isFile()} also holds for links. */
+  private static boolean isPlainFile(TarArchiveEntry entry) {
+    byte type = entry.getLinkFlag();
+    return type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM;
   }
 
   /** Where an entry goes under {@code staging}; refuses any that would land outside it. */
