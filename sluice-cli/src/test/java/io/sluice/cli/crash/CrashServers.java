@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -24,6 +25,28 @@ final class CrashServers implements AfterEachCallback {
   SluiceProcess start(Path root, Path logDir) throws Exception {
     Path log = logDir.resolve("server-" + (started.size() + 1) + ".log");
     SluiceProcess server = SluiceProcess.start(root, log, HEALTH_TIMEOUT);
+    started.add(server);
+    return server;
+  }
+
+  /**
+   * Starts a server over {@code root} with extra {@code serve} flags and environment variables,
+   * and waits until it is healthy.
+   */
+  SluiceProcess start(Path root, Path logDir, List<String> serveArgs, Map<String, String> env)
+      throws Exception {
+    SluiceProcess server = launch(root, logDir, serveArgs, env);
+    server.awaitHealthy(HEALTH_TIMEOUT);
+    return server;
+  }
+
+  /** Starts a server process the same way and returns at once; stopped after the test. */
+  SluiceProcess launch(Path root, Path logDir, List<String> serveArgs, Map<String, String> env)
+      throws Exception {
+    Path log = logDir.resolve("server-" + (started.size() + 1) + ".log");
+    List<String> args = new ArrayList<>(List.of("--warm-up-jobs", "0"));
+    args.addAll(serveArgs);
+    SluiceProcess server = SluiceProcess.launch(root, log, List.of(), args, env);
     started.add(server);
     return server;
   }

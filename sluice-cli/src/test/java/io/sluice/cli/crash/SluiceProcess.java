@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 
@@ -66,7 +67,7 @@ public final class SluiceProcess {
    */
   public static SluiceProcess start(Path rootDir, Path log, Duration healthTimeout,
       List<String> jvmArgs, List<String> serveArgs, SSLContext sslContext) throws Exception {
-    SluiceProcess server = launch(rootDir, log, jvmArgs, serveArgs, sslContext);
+    SluiceProcess server = launch(rootDir, log, jvmArgs, serveArgs, sslContext, Map.of());
     try {
       server.awaitHealthy(healthTimeout);
     } catch (Throwable e) {
@@ -79,11 +80,17 @@ public final class SluiceProcess {
   /** Starts the server process and returns at once, before it is listening. */
   static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
       List<String> serveArgs) throws Exception {
-    return launch(rootDir, log, jvmArgs, serveArgs, null);
+    return launch(rootDir, log, jvmArgs, serveArgs, null, Map.of());
+  }
+
+  /** The same with {@code env} set, which may hold {@code SLUICE_*} variables. */
+  static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
+      List<String> serveArgs, Map<String, String> env) throws Exception {
+    return launch(rootDir, log, jvmArgs, serveArgs, null, env);
   }
 
   private static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
-      List<String> serveArgs, SSLContext sslContext) throws Exception {
+      List<String> serveArgs, SSLContext sslContext, Map<String, String> env) throws Exception {
     int port = freePort();
     int adminPort = freePort();
     while (adminPort == port) {
@@ -106,10 +113,11 @@ public final class SluiceProcess {
         .redirectInput(ProcessBuilder.Redirect.PIPE);
     // The server reads SLUICE_* variables; none from the build environment may leak in.
     builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
+    builder.environment().putAll(env);
     return new SluiceProcess(builder.start(), log, port, adminPort, sslContext);
   }
 
-  private void awaitHealthy(Duration timeout) throws Exception {
+  void awaitHealthy(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest health = HttpRequest.newBuilder(uri("/health"))
         .timeout(Duration.ofSeconds(1)).GET().build();
@@ -144,6 +152,11 @@ public final class SluiceProcess {
 
   public int adminPort() {
     return adminPort;
+  }
+
+  /** The admin listener's base URL, as {@code --url} takes it. */
+  String adminUrl() {
+    return "http://127.0.0.1:" + adminPort;
   }
 
   public HttpClient http() {
@@ -190,6 +203,11 @@ public final class SluiceProcess {
       return -1;
     }
     return process.exitValue();
+  }
+
+  /** The exit status once the process has ended by itself, or -1 after the timeout. */
+  int awaitExit(Duration timeout) throws InterruptedException {
+    return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
   }
 
   /** Kills the process if it is still running; safe to call repeatedly. */

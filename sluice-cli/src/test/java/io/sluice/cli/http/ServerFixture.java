@@ -275,6 +275,34 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     return patchJson(pathAndQuery, json.toString());
   }
 
+  /** The server's root directory: where its data directory and backup checkpoints live. */
+  Path rootDir() {
+    return dataDir.getParent();
+  }
+
+  int adminPort() {
+    port(); // fails clearly when no server runs
+    return server.adminPort();
+  }
+
+  /** A request with no body to the admin listener. */
+  Reply admin(String method, String path) {
+    HttpRequest request = HttpRequest.newBuilder(
+            URI.create("http://127.0.0.1:" + adminPort() + path))
+        .timeout(TIMEOUT)
+        .method(method, HttpRequest.BodyPublishers.noBody())
+        .build();
+    try {
+      HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+      return new Reply(response.statusCode(), response.headers(), response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException(method + " " + path + " (admin)", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   static byte[] toMsgpack(JsonNode node) {
     try {
       return MSGPACK.writeValueAsBytes(node);
