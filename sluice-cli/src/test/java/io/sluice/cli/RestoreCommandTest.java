@@ -82,10 +82,10 @@ class RestoreCommandTest {
     Path archive = validArchive();
     Path root = tmp.resolve("restored");
 
-    CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isZero();
+    assertThat(result.exitCode()).as(result.toString()).isZero();
     assertThat(result.out()).isEqualTo("Restoring from " + archive + " to " + root + "...\n"
         + "Restore complete.\n");
     assertThat(Files.readString(root.resolve("data/CURRENT"))).isEqualTo("MANIFEST-000005\n");
@@ -100,10 +100,10 @@ class RestoreCommandTest {
     Path archive = validArchive();
     Path root = Files.createDirectory(tmp.resolve("empty"));
 
-    CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isZero();
+    assertThat(result.exitCode()).as(result.toString()).isZero();
     assertThat(root.resolve("data/CURRENT")).hasContent("MANIFEST-000005");
   }
 
@@ -113,10 +113,10 @@ class RestoreCommandTest {
     Path root = Files.createDirectory(tmp.resolve("busy"));
     Files.writeString(root.resolve("keep.txt"), "mine");
 
-    CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isEqualTo(1);
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
     assertThat(result.err()).isEqualTo("Error: " + root + " is not empty; restore into a new "
         + "directory\n");
     assertThat(everythingUnder(tmp)).containsExactlyInAnyOrder(archive, root,
@@ -135,10 +135,10 @@ class RestoreCommandTest {
           Entry.file(escape, "owned"));
       Path root = tmp.resolve("root");
 
-      CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+      CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
           archive.toString());
 
-      assertThat(result.status()).as("%s: %s", escape, result).isEqualTo(1);
+      assertThat(result.exitCode()).as("%s: %s", escape, result).isEqualTo(1);
       assertThat(result.err()).as(escape).startsWith("Error: refusing archive entry '");
       assertThat(everythingUnder(tmp)).as("%s: nothing extracted, no leftovers", escape)
           .containsExactly(archive);
@@ -157,10 +157,10 @@ class RestoreCommandTest {
           Entry.dir("sluice-data/data/"), link);
       Path root = tmp.resolve("root");
 
-      CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+      CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
           archive.toString());
 
-      assertThat(result.status()).as("%s: %s", link, result).isEqualTo(1);
+      assertThat(result.exitCode()).as("%s: %s", link, result).isEqualTo(1);
       assertThat(result.err()).as(link.name()).contains("links and special files are never");
       assertThat(everythingUnder(tmp)).as(link.name()).containsExactly(archive);
       Files.delete(archive);
@@ -173,10 +173,10 @@ class RestoreCommandTest {
         Entry.file("sluice-data/notes.txt", "not a database"));
     Path root = tmp.resolve("root");
 
-    CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isEqualTo(1);
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
     assertThat(result.err()).isEqualTo("Error: " + archive + " is not a Sluice backup: it has "
         + "no sluice-data/data/CURRENT\n");
     assertThat(everythingUnder(tmp)).containsExactly(archive);
@@ -187,10 +187,10 @@ class RestoreCommandTest {
     Path archive = Files.writeString(tmp.resolve("notes.tar.gz"), "plain text");
     Path root = tmp.resolve("root");
 
-    CliRun.Result result = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result result = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isEqualTo(1);
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
     assertThat(result.err()).startsWith("Error: cannot read " + archive + ": ");
     assertThat(everythingUnder(tmp)).containsExactly(archive);
   }

@@ -3,7 +3,7 @@ package io.sluice.cli.crash;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.sluice.cli.CliRun;
+import io.sluice.cli.CliRunner;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,12 +67,12 @@ class BackupUnderLoadTest {
     }
     running.add(load.submit(() -> work(server, stream)));
     Path archive = tmp.resolve("backup.tar.gz");
-    CliRun.Result backup;
+    CliRunner.Result backup;
     long backupStartedNanos;
     try {
       Thread.sleep(500);
       backupStartedNanos = System.nanoTime();
-      backup = CliRun.run("backup", "--url", server.adminUrl(), archive.toString());
+      backup = CliRunner.sluice("backup", "--url", server.adminUrl(), archive.toString());
       Thread.sleep(300);
     } finally {
       stop.set(true);
@@ -81,7 +81,7 @@ class BackupUnderLoadTest {
       }
       load.shutdown();
     }
-    assertThat(backup.status()).as(backup.toString()).isZero();
+    assertThat(backup.exitCode()).as(backup.toString()).isZero();
     assertThat(failures).as("failed requests during the load").isEmpty();
     Set<String> enqueuedBefore = acknowledgedBefore(enqueuedAt, backupStartedNanos);
     Set<String> completedBefore = acknowledgedBefore(completedAt, backupStartedNanos);
@@ -93,9 +93,9 @@ class BackupUnderLoadTest {
     assertThat(completedBefore).as("the worker acknowledged jobs before the backup").isNotEmpty();
 
     Path restoredRoot = tmp.resolve("restored");
-    CliRun.Result restore = CliRun.run("restore", "--root-dir", restoredRoot.toString(),
+    CliRunner.Result restore = CliRunner.sluice("restore", "--root-dir", restoredRoot.toString(),
         archive.toString());
-    assertThat(restore.status()).as(restore.toString()).isZero();
+    assertThat(restore.exitCode()).as(restore.toString()).isZero();
     SluiceProcess restored = servers.start(restoredRoot, tmp, KEEP_COMPLETED, Map.of());
 
     Map<String, String> stored = JobCalls.statusById(restored);

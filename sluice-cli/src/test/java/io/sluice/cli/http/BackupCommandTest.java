@@ -3,13 +3,14 @@ package io.sluice.cli.http;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.cli.CliRun;
+import io.sluice.cli.CliRunner;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * server (CLI.md §10.1–§10.3).
  */
 class BackupCommandTest {
+  private static final Pattern LOG_LINE = Pattern.compile("(?m)^\\d{4}-\\d\\d-\\d\\dT.*\n");
+
   @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
 
   @TempDir Path tmp;
@@ -37,17 +40,17 @@ class BackupCommandTest {
     }
     Path archive = tmp.resolve("backup.tar.gz");
 
-    CliRun.Result backup = CliRun.run("backup", "--url", adminUrl(), archive.toString());
+    CliRunner.Result backup = CliRunner.sluice("backup", "--url", adminUrl(), archive.toString());
 
-    assertThat(backup.status()).as(backup.toString()).isZero();
-    assertThat(backup.printed()).matches("Requesting backup from " + adminUrl() + "\\.\\.\\.\n"
+    assertThat(backup.exitCode()).as(backup.toString()).isZero();
+    assertThat(printed(backup)).matches("Requesting backup from " + adminUrl() + "\\.\\.\\.\n"
         + "Backup saved to " + archive + " \\(\\d+\\.\\d KiB\\)\n");
     assertThat(filesIn(tmp)).as("the archive and nothing else").containsExactly(archive);
 
     Path root = tmp.resolve("restored");
-    CliRun.Result restore = CliRun.run("restore", "--root-dir", root.toString(),
+    CliRunner.Result restore = CliRunner.sluice("restore", "--root-dir", root.toString(),
         archive.toString());
-    assertThat(restore.status()).as(restore.toString()).isZero();
+    assertThat(restore.exitCode()).as(restore.toString()).isZero();
 
     try (ServerFixture restored = ServerFixture.start(root)) {
       for (String id : ids) {
@@ -61,9 +64,9 @@ class BackupCommandTest {
     Path archive = Files.writeString(tmp.resolve("backup.tar.gz"), "an older backup");
     String primaryUrl = "http://127.0.0.1:" + server.port(); // has no /backup
 
-    CliRun.Result result = CliRun.run("backup", "--url", primaryUrl, archive.toString());
+    CliRunner.Result result = CliRunner.sluice("backup", "--url", primaryUrl, archive.toString());
 
-    assertThat(result.status()).as(result.toString()).isEqualTo(1);
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
     assertThat(result.err()).isEqualTo("Error: {\"error\":\"not found\"} (HTTP 404)\n");
     assertThat(archive).hasContent("an older backup");
     assertThat(filesIn(tmp)).containsExactly(archive);
@@ -73,11 +76,11 @@ class BackupCommandTest {
   void anUnreachableServerIsAnErrorNamingTheUrl() throws Exception {
     String url = "http://127.0.0.1:" + closedPort();
 
-    CliRun.Result backup = CliRun.run("backup", "--url", url, tmp.resolve("b.tar.gz").toString());
-    CliRun.Result compact = CliRun.run("compact", "--url", url);
+    CliRunner.Result backup = CliRunner.sluice("backup", "--url", url, tmp.resolve("b.tar.gz").toString());
+    CliRunner.Result compact = CliRunner.sluice("compact", "--url", url);
 
-    for (CliRun.Result result : List.of(backup, compact)) {
-      assertThat(result.status()).as(result.toString()).isEqualTo(1);
+    for (CliRunner.Result result : List.of(backup, compact)) {
+      assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
       assertThat(result.err()).isEqualTo("Error: cannot reach " + url
           + ": connection refused\n");
     }
@@ -86,22 +89,27 @@ class BackupCommandTest {
 
   @Test
   void anInvalidUrlIsAnError() {
-    CliRun.Result result = CliRun.run("compact", "--url", "ftp://127.0.0.1:1");
+    CliRunner.Result result = CliRunner.sluice("compact", "--url", "ftp://127.0.0.1:1");
 
-    assertThat(result.status()).isEqualTo(1);
+    assertThat(result.exitCode()).isEqualTo(1);
     assertThat(result.err()).startsWith("Error: invalid value for --url: 'ftp://127.0.0.1:1'");
   }
 
   @Test
   void compactWaitsForTheCompactionAndFailsOnAnyOtherAnswer() {
-    CliRun.Result done = CliRun.run("compact", "--url", adminUrl());
-    assertThat(done.status()).as(done.toString()).isZero();
-    assertThat(done.printed()).isEqualTo("Requesting compaction from " + adminUrl() + "...\n"
+    CliRunner.Result done = CliRunner.sluice("compact", "--url", adminUrl());
+    assertThat(done.exitCode()).as(done.toString()).isZero();
+    assertThat(printed(done)).isEqualTo("Requesting compaction from " + adminUrl() + "...\n"
         + "Compaction complete.\n");
 
-    CliRun.Result refused = CliRun.run("compact", "--url", "http://127.0.0.1:" + server.port());
-    assertThat(refused.status()).isEqualTo(1);
+    CliRunner.Result refused = CliRunner.sluice("compact", "--url", "http://127.0.0.1:" + server.port());
+    assertThat(refused.exitCode()).isEqualTo(1);
     assertThat(refused.err()).isEqualTo("Error: {\"error\":\"not found\"} (HTTP 404)\n");
+  }
+
+  /** Stdout without the log lines of the server, which runs in this JVM and logs to it. */
+  private static String printed(CliRunner.Result result) {
+    return LOG_LINE.matcher(result.out()).replaceAll("");
   }
 
   private static List<Path> filesIn(Path dir) throws IOException {
