@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.cli.tls.PemFiles;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -7,6 +8,7 @@ import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Locale;
@@ -23,6 +25,19 @@ final class AdminClientOptions {
   @Option(names = "--url", defaultValue = "${env:SLUICE_ADMIN_URL:-http://127.0.0.1:8901}",
       description = "Admin API base URL, https://… for TLS (default: ${DEFAULT-VALUE}).")
   String url;
+
+  @Option(names = "--ca-cert", defaultValue = "${env:SLUICE_ADMIN_TLS_CA}",
+      description = "CA certificate (PEM) that the admin server's certificate must chain to"
+          + " (default: the JDK's trust store).")
+  Path caCert;
+
+  @Option(names = "--client-cert", defaultValue = "${env:SLUICE_ADMIN_TLS_CLIENT_CERT}",
+      description = "Client certificate (PEM) for mutual TLS; requires --client-key.")
+  Path clientCert;
+
+  @Option(names = "--client-key", defaultValue = "${env:SLUICE_ADMIN_TLS_CLIENT_KEY}",
+      description = "Client private key (PEM) for mutual TLS; requires --client-cert.")
+  Path clientKey;
 
   /** The checked base URL: http or https, with a host, without a trailing slash. */
   URI baseUrl() {
@@ -53,19 +68,29 @@ final class AdminClientOptions {
   }
 
   /**
-   * The one place the admin client's TLS is set up: null for an http URL. For https, the JDK's
-   * default trust store verifies the server; the TLS options of CLI.md §9.1 (a CA certificate,
-   * a client certificate and key for mutual TLS) belong here.
+   * The admin client's TLS: null for an http URL. For https, the server must chain to
+   * {@code --ca-cert} (else to the JDK's trust store), and {@code --client-cert} with
+   * {@code --client-key} answer a server that asks for a client certificate.
    */
   SSLContext sslContext() {
+    if ((clientCert == null) != (clientKey == null)) {
+      throw new OperatorException("--client-cert and --client-key must be provided together");
+    }
     if (!baseUrl().getScheme().equalsIgnoreCase("https")) {
+      if (caCert != null || clientCert != null) {
+        throw new OperatorException("--ca-cert, --client-cert and --client-key need an https"
+            + " --url (got " + url + ")");
+      }
       return null;
     }
-    try {
-      return SSLContext.getDefault();
-    } catch (NoSuchAlgorithmException e) {
-      throw new OperatorException("no TLS available for " + url + ": " + e.getMessage());
+    if (caCert == null && clientCert == null) {
+      try {
+        return SSLContext.getDefault();
+      } catch (NoSuchAlgorithmException e) {
+        throw new OperatorException("no TLS available for " + url + ": " + e.getMessage());
+      }
     }
+    return PemFiles.clientContext(caCert, clientCert, clientKey);
   }
 
   /** A POST of nothing to {@code path} on the admin API, without a deadline. */

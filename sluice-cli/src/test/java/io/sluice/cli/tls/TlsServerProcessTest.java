@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.CliRunner;
 import io.sluice.cli.crash.SluiceProcess;
 import io.sluice.cli.crash.TakeReader;
 import java.io.IOException;
@@ -185,5 +186,60 @@ class TlsServerProcessTest {
     assertThatThrownBy(() -> get(client(files.clientContext("worker"),
         HttpClient.Version.HTTP_1_1), adminHealth)).isInstanceOf(IOException.class);
     assertThat(server.get("/health").statusCode()).as("primary stays plain HTTP").isEqualTo(200);
+  }
+
+  @Test
+  void backupAndCompactTalkToAnAdminListenerThatRequiresAClientCertificate() throws Exception {
+    TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
+    SluiceProcess server = serve(null,
+        "--admin-tls-cert", admin.serverCert().toString(),
+        "--admin-tls-key", admin.serverKey().toString(),
+        "--admin-tls-client-ca", admin.caCert().toString());
+    String url = "https://127.0.0.1:" + server.adminPort();
+    String[] tls = {"--ca-cert", admin.caCert().toString(),
+        "--client-cert", admin.clientCert("operator").toString(),
+        "--client-key", admin.clientKey("operator").toString()};
+    Path archive = dir.resolve("backup.tar.gz");
+
+    CliRunner.Result backup = CliRunner.sluice(concat(
+        new String[] {"backup", "--url", url}, tls, new String[] {archive.toString()}));
+    CliRunner.Result compact = CliRunner.sluice(concat(
+        new String[] {"compact", "--url", url}, tls));
+
+    assertThat(backup.exitCode()).as(backup.toString()).isZero();
+    assertThat(backup.out()).contains("Backup saved to " + archive);
+    assertThat(archive).isNotEmptyFile();
+    assertThat(compact.exitCode()).as(compact.toString()).isZero();
+  }
+
+  @Test
+  void anAdminClientWithoutItsCertificateOrWithHalfAPairIsRefused() throws Exception {
+    TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
+    SluiceProcess server = serve(null,
+        "--admin-tls-cert", admin.serverCert().toString(),
+        "--admin-tls-key", admin.serverKey().toString(),
+        "--admin-tls-client-ca", admin.caCert().toString());
+    String url = "https://127.0.0.1:" + server.adminPort();
+
+    CliRunner.Result noCertificate = CliRunner.sluice("compact", "--url", url,
+        "--ca-cert", admin.caCert().toString());
+    CliRunner.Result halfPair = CliRunner.sluice("compact", "--url", url,
+        "--ca-cert", admin.caCert().toString(),
+        "--client-cert", admin.clientCert("operator").toString());
+    CliRunner.Result untrusted = CliRunner.sluice("compact", "--url", url,
+        "--client-cert", admin.clientCert("operator").toString(),
+        "--client-key", admin.clientKey("operator").toString());
+
+    assertThat(noCertificate.exitCode()).isEqualTo(1);
+    assertThat(noCertificate.err()).startsWith("Error: cannot reach " + url);
+    assertThat(halfPair.exitCode()).isEqualTo(1);
+    assertThat(halfPair.err())
+        .contains("Error: --client-cert and --client-key must be provided together");
+    assertThat(untrusted.exitCode()).as("the JDK's trust store knows no test CA").isEqualTo(1);
+  }
+
+  private static String[] concat(String[]... parts) {
+    return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream)
+        .toArray(String[]::new);
   }
 }
