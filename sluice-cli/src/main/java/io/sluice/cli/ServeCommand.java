@@ -18,7 +18,8 @@ import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 /** {@code sluice serve}: runs the server until SIGTERM or SIGINT (CLI.md §2). */
-@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the Sluice server.")
+@Command(name = "serve", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+    description = "Run the Sluice server.")
 public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--root-dir", defaultValue = "${env:SLUICE_ROOT_DIR:-./sluice-data}",
       description = "Root directory for all persistent state (default: ${DEFAULT-VALUE}).")
