@@ -89,7 +89,13 @@ full=$(size "$root")
 echo "  data dir with $JOBS jobs: $full bytes ($(mib "$full"))"
 start=$(now_ms)
 delete_all
-until grep -q "full compaction finished" "$root.log"; do sleep 0.05; done
+deadline=$(( $(now_ms) + 600000 ))
+until grep -q "full compaction finished" "$root.log"; do
+  if grep -q "full compaction failed" "$root.log" || [ "$(now_ms)" -gt "$deadline" ]; then
+    echo "automatic compaction did not finish; log:" >&2; cat "$root.log" >&2; exit 1
+  fi
+  sleep 0.05
+done
 echo "  compaction finished $(( $(now_ms) - start )) ms after the DELETE was sent"
 grep "full compaction" "$root.log" | sed 's/^/  log: /'
 reclaimed=$(size "$root")

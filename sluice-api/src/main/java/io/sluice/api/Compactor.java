@@ -76,7 +76,12 @@ final class Compactor {
       LOG.info("full compaction finished in {} ms", elapsedMs(startedNanos));
     } catch (RuntimeException e) {
       failure = e;
-      LOG.warn("full compaction failed after {} ms: {}", elapsedMs(startedNanos), e.toString());
+      if (isClosed()) {
+        LOG.info("full compaction stopped after {} ms: the server is stopping",
+            elapsedMs(startedNanos));
+      } else {
+        LOG.warn("full compaction failed after {} ms: {}", elapsedMs(startedNanos), e.toString());
+      }
     }
     // Before the callers hear of it, so that a request made on completion starts a new run.
     finished();
@@ -85,6 +90,10 @@ final class Compactor {
     } else {
       done.completeExceptionally(failure);
     }
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
   }
 
   private synchronized void finished() {

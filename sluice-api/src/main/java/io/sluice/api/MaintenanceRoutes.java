@@ -116,7 +116,7 @@ final class MaintenanceRoutes {
       LOG.warn("backup aborted after {} bytes: {}", body.written(), e.toString());
     } finally {
       if (!complete) {
-        body.abort();
+        body.fail(500, "backup failed");
       }
       deleteTree(dir);
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Spec;
  * The archive is written beside {@code FILENAME} under a hidden temporary name and renamed once
  * complete and on disk, so a failed backup never leaves a truncated archive under that name.
  */
-@Command(name = "backup", mixinStandardHelpOptions = true,
+@Command(name = "backup", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Download a consistent snapshot of a running server's data (.tar.gz).")
 final class BackupCommand implements Callable<Integer> {
   private static final String[] UNITS = {"KiB", "MiB", "GiB", "TiB"};
@@ -48,9 +49,10 @@ final class BackupCommand implements Callable<Integer> {
       throw new OperatorException("cannot write " + file + ": " + target.getParent()
           + " is not a directory");
     }
+    HttpClient http = admin.httpClient();
     out.println("Requesting backup from " + admin.baseUrl() + "...");
     out.flush();
-    HttpResponse<InputStream> response = admin.send(admin.httpClient(), admin.post("/backup"),
+    HttpResponse<InputStream> response = admin.send(http, admin.post("/backup"),
         HttpResponse.BodyHandlers.ofInputStream());
     long size;
     try (InputStream body = response.body()) {

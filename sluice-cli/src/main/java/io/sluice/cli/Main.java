@@ -1,6 +1,8 @@
 package io.sluice.cli;
 
 import io.sluice.cli.tls.TlsCommand;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,6 +28,11 @@ public final class Main {
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
       if (e instanceof OperatorException) {
         cmd.getErr().println("Error: " + e.getMessage());
+        return 1;
+      }
+      if (e instanceof IOException || e instanceof UncheckedIOException) {
+        // A file or network problem the operator can see to (a denied permission, a full disk).
+        cmd.getErr().println("Error: " + e);
         return 1;
       }
       throw e;

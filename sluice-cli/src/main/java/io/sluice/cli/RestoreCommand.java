@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
  * extracted: an entry that would land outside it ({@code ..}, an absolute path) and any link are
  * refused, since a backup never holds them.
  */
-@Command(name = "restore", mixinStandardHelpOptions = true,
+@Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Recreate a root directory from a backup archive (the server must not run).")
 final class RestoreCommand implements Callable<Integer> {
   private static final String TOP = "sluice-data/";
@@ -53,6 +53,9 @@ final class RestoreCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     PrintWriter out = spec.commandLine().getOut();
     Path root = rootDir.toAbsolutePath().normalize();
+    if (root.getParent() == null) {
+      throw new OperatorException("cannot restore into " + root + "; name a directory below it");
+    }
     if (!Files.isRegularFile(archive) || !Files.isReadable(archive)) {
       throw new OperatorException("cannot read " + archive + ": not a readable file");
     }

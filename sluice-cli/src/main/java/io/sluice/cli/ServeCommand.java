@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.api.ApiConfig;
+import io.sluice.api.TlsSettings;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.BackoffPolicy;
@@ -221,7 +222,7 @@ public final class ServeCommand implements Callable<Integer> {
           adminEnabled, adminHost, (int) parseLong(adminPort, "--admin-port", 0, 65535),
           Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
           Math.max(2, Runtime.getRuntime().availableProcessors()),
-          tls.primary(), adminEnabled ? tls.admin() : null);
+          tls.primary(), adminTls(adminEnabled));
       EngineLoop.CommitLimits commitLimits = new EngineLoop.CommitLimits(
           (int) parseLong(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
           (int) parseLong(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));
@@ -233,6 +234,12 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
     }
+  }
+
+  /** The admin TLS flags are checked even with {@code --no-admin}, then unused. */
+  private TlsSettings adminTls(boolean adminEnabled) {
+    TlsSettings admin = tls.admin();
+    return adminEnabled ? admin : null;
   }
 
   private static boolean commitMode(String value, String option) {

@@ -212,8 +212,13 @@ class EngineLoopTest {
     for (int i = 0; i < 7; i++) {
       queued.add(enqueue("b"));
     }
-    // Each lands in a turn of its own or a few together; all wait behind the blocked commit.
-    Thread.sleep(100);
+    // Applied after the enqueues, so once it runs every one of them is queued behind the commit.
+    CountDownLatch appliedAll = new CountDownLatch(1);
+    loop.submit((engine, nowMs) -> {
+      appliedAll.countDown();
+      return null;
+    });
+    assertThat(appliedAll.await(5, TimeUnit.SECONDS)).isTrue();
 
     store.open();
     first.get(5, TimeUnit.SECONDS);

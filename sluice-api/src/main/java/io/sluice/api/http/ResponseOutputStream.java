@@ -134,6 +134,31 @@ public final class ResponseOutputStream extends OutputStream {
     });
   }
 
+  /**
+   * Ends a response that cannot be completed: if nothing has been sent yet, it answers
+   * {@code status} with {@code text} as plain text; otherwise it is reset, so the client sees the
+   * body fail rather than end.
+   */
+  public void fail(int status, String text) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    context.runOnContext(v -> {
+      if (response.ended() || response.closed()) {
+        return;
+      }
+      if (response.headWritten()) {
+        response.reset();
+      } else {
+        response.headers().clear();
+        response.setStatusCode(status)
+            .putHeader("Content-Type", "text/plain; charset=utf-8")
+            .end(text);
+      }
+    });
+  }
+
   /** Resets the response unless it was ended: the client sees the body fail, not end. */
   public void abort() {
     if (ended) {

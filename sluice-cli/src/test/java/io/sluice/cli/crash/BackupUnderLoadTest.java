@@ -70,10 +70,12 @@ class BackupUnderLoadTest {
     CliRunner.Result backup;
     long backupStartedNanos;
     try {
-      Thread.sleep(500);
+      // Bounded waits rather than fixed sleeps: a loaded machine may be slow to start either side.
+      awaitAtLeast(completedAt, 1);
+      int enqueuedBeforeBackup = enqueuedAt.size();
       backupStartedNanos = System.nanoTime();
       backup = CliRunner.sluice("backup", "--url", server.adminUrl(), archive.toString());
-      Thread.sleep(300);
+      awaitAtLeast(enqueuedAt, enqueuedBeforeBackup + 1);
     } finally {
       stop.set(true);
       for (Future<?> task : running) {
@@ -115,6 +117,17 @@ class BackupUnderLoadTest {
     }
     assertThat(scanned).as("in-flight jobs come back ready").doesNotContainKey("in_flight");
     assertThat(JobCalls.count(restored, "")).isEqualTo(stored.size());
+  }
+
+  private void awaitAtLeast(Map<String, Long> acknowledged, int count)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (acknowledged.size() < count && failures.isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("fewer than " + count + " acknowledgements within 30 s");
+      }
+      Thread.sleep(20);
+    }
   }
 
   private static Set<String> acknowledgedBefore(Map<String, Long> ackedAt, long nanos) {

@@ -21,7 +21,7 @@ class StartupValidationTest {
   @TempDir Path dir;
 
   /** {@code sluice serve} with {@code flags}, on ports the system chooses unless they say. */
-  private CliRun serve(String... flags) throws Exception {
+  private CliProcess serve(String... flags) throws Exception {
     List<String> args = new ArrayList<>(List.of("serve", "--root-dir",
         dir.resolve("root").toString(), "--warm-up-jobs", "0"));
     for (String port : List.of("--port", "--admin-port")) {
@@ -30,10 +30,10 @@ class StartupValidationTest {
       }
     }
     args.addAll(List.of(flags));
-    return CliRun.of(dir, args.toArray(String[]::new));
+    return CliProcess.of(dir, args.toArray(String[]::new));
   }
 
-  private void assertRefused(CliRun run, String message) {
+  private void assertRefused(CliProcess run, String message) {
     assertThat(run.exitStatus()).as(run.output()).isEqualTo(1);
     assertThat(run.output()).contains("Error: " + message);
     assertThat(run.output()).doesNotContain("listening on");
@@ -53,6 +53,14 @@ class StartupValidationTest {
     Path file = Files.writeString(dir.resolve("some.pem"), "unused");
 
     assertRefused(serve(flag, file.toString()), message);
+  }
+
+  @Test
+  void theAdminTlsFlagsAreCheckedEvenWithoutTheAdminListener() throws Exception {
+    Path file = Files.writeString(dir.resolve("some.pem"), "unused");
+
+    assertRefused(serve("--no-admin", "--admin-tls-cert", file.toString()),
+        "--admin-tls-cert and --admin-tls-key must be provided together");
   }
 
   @Test
@@ -84,7 +92,7 @@ class StartupValidationTest {
       busy.bind(new InetSocketAddress("127.0.0.1", 0));
       int port = busy.getLocalPort();
 
-      CliRun run = serve("--port", Integer.toString(port));
+      CliProcess run = serve("--port", Integer.toString(port));
 
       assertRefused(run, "cannot listen on 127.0.0.1:" + port + " (--port)");
     }
@@ -96,7 +104,7 @@ class StartupValidationTest {
       busy.bind(new InetSocketAddress("127.0.0.1", 0));
       int port = busy.getLocalPort();
 
-      CliRun run = serve("--admin-port", Integer.toString(port));
+      CliProcess run = serve("--admin-port", Integer.toString(port));
 
       assertRefused(run, "cannot listen on 127.0.0.1:" + port + " (--admin-port)");
     }
@@ -106,7 +114,7 @@ class StartupValidationTest {
   void aRootDirectoryThatIsAFileIsRefused() throws Exception {
     Path file = Files.writeString(dir.resolve("root"), "not a directory");
 
-    CliRun run = serve();
+    CliProcess run = serve();
 
     assertThat(run.exitStatus()).as(run.output()).isEqualTo(1);
     assertThat(run.output()).contains("Error: unusable root directory " + file);

@@ -2,7 +2,7 @@ package io.sluice.cli.tls;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.cli.startup.CliRun;
+import io.sluice.cli.startup.CliProcess;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,15 +32,15 @@ class TlsStartupValidationTest {
     other = TlsFiles.init(dir.resolve("other"));
   }
 
-  private CliRun serve(String... flags) throws Exception {
+  private CliProcess serve(String... flags) throws Exception {
     List<String> args = new ArrayList<>(List.of("serve", "--root-dir",
         dir.resolve("root").toString(), "--warm-up-jobs", "0", "--port", "0", "--admin-port",
         "0"));
     args.addAll(List.of(flags));
-    return CliRun.of(dir, args.toArray(String[]::new));
+    return CliProcess.of(dir, args.toArray(String[]::new));
   }
 
-  private void assertRefused(CliRun run, String... fragments) {
+  private void assertRefused(CliProcess run, String... fragments) {
     assertThat(run.exitStatus()).as(run.output()).isEqualTo(1);
     assertThat(run.output()).contains("Error: ").contains(fragments);
     assertThat(run.output()).doesNotContain("listening on");

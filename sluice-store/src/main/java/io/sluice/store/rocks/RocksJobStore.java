@@ -17,10 +17,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.NoSuchElementException;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -81,8 +81,11 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final RocksDB db;
   private final OpenUses uses = new OpenUses();
   private boolean closed;
-  /** The options of the compactions running now, so that closing can cancel them. */
-  private final Set<CompactRangeOptions> compactions = ConcurrentHashMap.newKeySet();
+  /**
+   * The options of the compactions running now, so that closing can cancel them. Guarded by
+   * itself: an options object is cancelled only while registered, and freed only once removed.
+   */
+  private final Set<CompactRangeOptions> compactions = new HashSet<>();
   private final List<ColumnFamilyHandle> handles = new ArrayList<>();
   private final ColumnFamilyHandle jobs;
   private final ColumnFamilyHandle payloads;
@@ -563,23 +566,27 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   @Override
   public void compact() {
     uses.enter();
-    try (CompactRangeOptions options = new CompactRangeOptions()
+    CompactRangeOptions options = new CompactRangeOptions()
         .setBottommostLevelCompaction(
             CompactRangeOptions.BottommostLevelCompaction.kForceOptimized)
-        .setExclusiveManualCompaction(false)) {
+        .setExclusiveManualCompaction(false);
+    try {
       // Registered before the check, so that closing either cancels it or is seen by it.
-      compactions.add(options);
-      try {
-        for (ColumnFamilyHandle handle : handles) {
-          uses.checkOpen();
-          db.compactRange(handle, null, null, options);
-        }
-      } catch (RocksDBException e) {
-        throw new StorageException("compaction", e);
-      } finally {
-        compactions.remove(options);
+      synchronized (compactions) {
+        compactions.add(options);
       }
+      for (ColumnFamilyHandle handle : handles) {
+        uses.checkOpen();
+        db.compactRange(handle, null, null, options);
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("compaction", e);
     } finally {
+      // Under the lock, so a close cancelling compactions never touches freed native memory.
+      synchronized (compactions) {
+        compactions.remove(options);
+        options.close();
+      }
       uses.exit();
     }
   }
@@ -591,8 +598,10 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
     closed = true;
     uses.beginClosing();
-    for (CompactRangeOptions compaction : compactions) {
-      compaction.setCanceled(true);
+    synchronized (compactions) {
+      for (CompactRangeOptions compaction : compactions) {
+        compaction.setCanceled(true);
+      }
     }
     boolean unused;
     try {

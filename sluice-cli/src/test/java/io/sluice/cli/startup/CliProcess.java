@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs {@code sluice} as a separate process on the test classpath and waits for it to exit. */
-public record CliRun(int exitStatus, String output) {
-  public static CliRun of(Path workDir, String... args) throws Exception {
+public record CliProcess(int exitStatus, String output) {
+  public static CliProcess of(Path workDir, String... args) throws Exception {
     String javaBin = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>(List.of(javaBin, "-cp",
@@ -27,6 +27,6 @@ public record CliRun(int exitStatus, String output) {
       throw new AssertionError("sluice " + String.join(" ", args) + " did not exit within 60 s:\n"
           + Files.readString(log, StandardCharsets.UTF_8));
     }
-    return new CliRun(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    return new CliProcess(process.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
   }
 }
