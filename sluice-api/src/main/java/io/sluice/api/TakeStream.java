@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One open {@code GET /jobs/take} response: frames the jobs the engine dispatches to it, sends
- * heartbeats when idle, pauses the engine's deliveries while the socket's write queue is full and
- * reports the stream's end so that its jobs are requeued.
+ * heartbeats when idle, and reports the stream's end so that its jobs are requeued. It is paced
+ * by its writes: each delivery is reported written once its bytes are in the socket, and the
+ * engine sends nothing more before that, so a worker that stops reading holds what was written
+ * to it plus at most one delivery (API.md §8.4).
  *
  * <p>{@link #deliver} runs on the engine thread and only hops to this stream's event loop; all
  * other methods run on that event loop.
@@ -84,6 +86,11 @@ final class TakeStream implements JobSink {
     context.runOnContext(v -> write(jobs));
   }
 
+  @Override
+  public boolean pacedByWrites() {
+    return true;
+  }
+
   private void write(List<JobSnapshot> jobs) {
     if (closed) {
       return;
@@ -100,21 +107,20 @@ final class TakeStream implements JobSink {
       return;
     }
     if (frames.length() == 0) {
+      reportWritten();
       return;
     }
-    response.write(frames);
     lastWriteMs = System.currentTimeMillis();
-    if (response.writeQueueFull()) {
-      setWritable(false);
-      response.drainHandler(v -> setWritable(true));
-    }
+    // Reported once the frames are in the socket, not merely queued in the server: a worker
+    // that stops reading then holds what the kernel took plus this one delivery.
+    response.write(frames).onComplete(done -> reportWritten());
   }
 
-  private void setWritable(boolean writable) {
+  private void reportWritten() {
     WorkerSession current = session;
-    if (current != null) {
+    if (current != null && !closed) {
       engine.post((eng, nowMs) -> {
-        eng.sessionWritable(current, writable);
+        eng.sessionWritten(current);
         return null;
       });
     }

@@ -49,6 +49,9 @@ import org.slf4j.LoggerFactory;
  * {@link Turn}.
  */
 public final class Engine {
+  /** The most jobs a stream with prefetch 0 (unlimited) may hold, whatever the server-wide limit. */
+  static final int UNLIMITED_PREFETCH_CAP = 10_000;
+
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
   private final EngineConfig config;
   private final Map<JobId, Job> jobs = new HashMap<>();
@@ -70,6 +73,8 @@ public final class Engine {
   private long cachedPayloadBytes;
   private long nextReapAtMs;
   private long nextSessionId = 1;
+  /** What prefetch 0 means for one stream: see {@link #unlimitedPrefetchCap(int)}. */
+  private final int unlimitedPrefetchCap;
 
   public Engine(EngineConfig config) {
     this(config, BatchExpressions.NONE);
@@ -87,6 +92,7 @@ public final class Engine {
     this.config = config;
     this.batchExpressions = batchExpressions;
     this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
+    this.unlimitedPrefetchCap = unlimitedPrefetchCap(config.globalInFlightLimit());
     this.budgets = new BudgetBook(config.maxBudgets(), new BudgetBook.Candidates() {
       @Override
       public void offer(Job job) {
@@ -412,8 +418,26 @@ public final class Engine {
 
   // ---- take streams --------------------------------------------------------------------------
 
+  /**
+   * The most jobs a stream with prefetch 0 holds: half the server-wide in-flight limit, at most
+   * {@value #UNLIMITED_PREFETCH_CAP} (also when there is no server-wide limit). A worker that
+   * stops reading keeps what was written to it; the cap leaves the other half of the slots to
+   * every other worker (docs/decisions.md).
+   */
+  public static int unlimitedPrefetchCap(int globalInFlightLimit) {
+    return globalInFlightLimit == 0
+        ? UNLIMITED_PREFETCH_CAP
+        : Math.max(1, Math.min(UNLIMITED_PREFETCH_CAP, globalInFlightLimit / 2));
+  }
+
+  /**
+   * Opens a take stream. {@code prefetch} 0 (unlimited) is capped (see
+   * {@link #unlimitedPrefetchCap(int)}), so that one worker that stops reading cannot take every
+   * in-flight slot.
+   */
   public WorkerSession openSession(Set<String> queues, int prefetch, JobSink sink) {
-    WorkerSession session = new WorkerSession(nextSessionId++, queues, prefetch, sink);
+    WorkerSession session = new WorkerSession(nextSessionId++, queues,
+        prefetch == 0 ? unlimitedPrefetchCap : prefetch, sink);
     dispatcher.open(session);
     return session;
   }
@@ -431,8 +455,9 @@ public final class Engine {
     }
   }
 
-  public void sessionWritable(WorkerSession session, boolean writable) {
-    dispatcher.writable(session, writable);
+  /** The transport wrote the session's last delivery (see {@link JobSink#pacedByWrites}). */
+  public void sessionWritten(WorkerSession session) {
+    dispatcher.written(session);
   }
 
   /** Ends every stream, requeueing their jobs (graceful shutdown). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.EngineHarness.Worker;
+import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
@@ -142,8 +143,8 @@ class EngineDispatchTest {
       EngineHarness limited =
           EngineHarness.create(EngineConfig.defaults().withGlobalInFlightLimit(3));
       List<JobSnapshot> jobs = limited.enqueue(5, "a");
-      Worker one = limited.openWorker("a", 0);
-      Worker two = limited.openWorker("a", 0);
+      Worker one = limited.openWorker("a", 5);
+      Worker two = limited.openWorker("a", 5);
 
       assertThat(limited.dispatch()).hasSize(3);
       assertThat(limited.engine().inFlightCount()).isEqualTo(3);
@@ -184,16 +185,66 @@ class EngineDispatchTest {
     }
 
     @Test
-    void doesNotDequeueForAWorkerThatCannotBeWrittenTo() {
-      JobSnapshot queued = h.enqueue("a");
-      Worker worker = h.openWorker("a", 0);
-      h.engine().sessionWritable(worker.session(), false);
+    void aPacedWorkerGetsNothingMoreUntilItsDeliveryIsWritten() {
+      Worker worker = h.openPacedWorker("a", 0);
+      JobSnapshot first = h.enqueue("a");
+      assertThat(ids(h.dispatch())).containsExactly(first.id());
+      JobSnapshot second = h.enqueue("a");
 
       assertThat(h.dispatch()).isEmpty();
-      assertThat(h.get(queued.id()).status()).isEqualTo(JobStatus.READY);
+      assertThat(h.get(second.id()).status()).isEqualTo(JobStatus.READY);
 
-      h.engine().sessionWritable(worker.session(), true);
-      assertThat(ids(h.dispatch())).containsExactly(queued.id());
+      h.written(worker);
+      assertThat(ids(h.dispatch())).containsExactly(second.id());
+    }
+
+    @Test
+    void aPacedDeliveryHoldsAtMostMaxDeliveryJobs() {
+      Worker worker = h.openPacedWorker("a", 0);
+      for (int i = 0; i < WorkerSession.MAX_DELIVERY + 10; i++) {
+        h.enqueue("a");
+      }
+
+      assertThat(h.dispatch()).hasSize(WorkerSession.MAX_DELIVERY);
+      assertThat(h.dispatch()).isEmpty();
+      h.written(worker);
+      assertThat(h.dispatch()).hasSize(10);
+    }
+
+    @Test
+    void aPacedDeliveryTakesNoFurtherJobOnceItsPayloadsReachTheByteBound() {
+      Worker worker = h.openPacedWorker("a", 0);
+      String big = "\"" + "x".repeat(400 * 1024) + "\"";
+      for (int i = 0; i < 5; i++) {
+        h.enqueue(job("a").payload(big));
+      }
+
+      assertThat(h.dispatch()).hasSize(3);
+      h.written(worker);
+      assertThat(h.dispatch()).hasSize(2);
+    }
+
+    @Test
+    void aWorkerThatStopsReadingLeavesTheOtherHalfOfTheSlotsToOthers() {
+      // Global limit 1024 (the default): prefetch 0 means at most 512 for one stream.
+      Worker stalled = h.openWorker("a", 0);
+      for (int i = 0; i < 2000; i++) {
+        h.enqueue("a");
+      }
+      h.dispatch();
+      assertThat(stalled.received()).hasSize(512);
+
+      Worker healthy = h.openWorker("a", 16);
+      assertThat(h.dispatch()).hasSize(16);
+      assertThat(healthy.received()).hasSize(16);
+    }
+
+    @Test
+    void unlimitedPrefetchIsCappedAtHalfTheGlobalLimitOrTenThousand() {
+      assertThat(Engine.unlimitedPrefetchCap(1024)).isEqualTo(512);
+      assertThat(Engine.unlimitedPrefetchCap(1)).isEqualTo(1);
+      assertThat(Engine.unlimitedPrefetchCap(0)).isEqualTo(10_000);
+      assertThat(Engine.unlimitedPrefetchCap(1_000_000)).isEqualTo(10_000);
     }
   }
 

@@ -281,13 +281,28 @@ public final class EngineHarness {
 
   /** Opens a take stream; {@code queues} null means every queue, {@code prefetch} 0 unlimited. */
   public Worker openWorker(Set<String> queues, int prefetch) {
-    Worker worker = new Worker();
+    Worker worker = new Worker(false);
     worker.session = engine.openSession(queues, prefetch, worker);
     return worker;
   }
 
   public Worker openWorker(String queue, int prefetch) {
     return openWorker(Set.of(queue), prefetch);
+  }
+
+  /**
+   * Opens a take stream paced by its writes, as the HTTP transport's: after each delivery it gets
+   * nothing more until {@link #written} reports the delivery written.
+   */
+  public Worker openPacedWorker(String queue, int prefetch) {
+    Worker worker = new Worker(true);
+    worker.session = engine.openSession(Set.of(queue), prefetch, worker);
+    return worker;
+  }
+
+  /** The transport wrote the worker's last delivery. */
+  public void written(Worker worker) {
+    engine.sessionWritten(worker.session);
   }
 
   /** The worker disconnects: its unfinished jobs go back to ready. */
@@ -426,7 +441,17 @@ public final class EngineHarness {
   /** A take stream that records what it receives. */
   public final class Worker implements JobSink {
     private final List<JobSnapshot> received = new ArrayList<>();
+    private final boolean paced;
     private WorkerSession session;
+
+    private Worker(boolean paced) {
+      this.paced = paced;
+    }
+
+    @Override
+    public boolean pacedByWrites() {
+      return paced;
+    }
 
     @Override
     public void deliver(List<JobSnapshot> jobs) {

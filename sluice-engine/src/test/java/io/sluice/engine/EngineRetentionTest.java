@@ -236,7 +236,7 @@ class EngineRetentionTest {
       EngineHarness.JobSpec[] specs = new EngineHarness.JobSpec[1_001];
       Arrays.setAll(specs, i -> job("a").retention(new RetentionPolicy(1_000L, null)));
       h.enqueue(specs);
-      EngineHarness.Worker worker = h.openWorker("a", 0);
+      EngineHarness.Worker worker = h.openWorker("a", 1_001);
       h.dispatch();
       worker.receivedIds().forEach(h::ack);
       h.advanceMs(1_000);

@@ -9,6 +9,7 @@ import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.cli.http.ServerFixture.Reply;
 import io.sluice.engine.EngineConfig;
@@ -436,8 +437,9 @@ class TakeStreamHttpTest {
         for (int i = 0; i < 4; i++) {
           ids.add(own.enqueueId("capped"));
         }
-        try (WorkerStream first = own.take("queue=capped&prefetch=0");
-            WorkerStream second = own.take("queue=capped&prefetch=0")) {
+        // Prefetch 4 each: prefetch 0 would be capped at half the global limit per stream.
+        try (WorkerStream first = own.take("queue=capped&prefetch=4");
+            WorkerStream second = own.take("queue=capped&prefetch=4")) {
           List<String> got = new ArrayList<>();
           got.add(id(first.nextJob()));
           got.add(id(first.nextJob()));
@@ -576,6 +578,67 @@ class TakeStreamHttpTest {
       } finally {
         stalled.close();
       }
+    }
+
+    @Test
+    void aWorkerThatStopsReadingHoldsOnlyWhatCouldBeWrittenWhileAnotherDrainsTheQueue() {
+      String queue = uniqueName("stalled-bulk");
+      int total = 400;
+      WorkerStream stalled = WorkerStream.openUnread(server.port(), "/jobs/take?queue=" + queue
+          + "&prefetch=0");
+      try {
+        assertThat(stalled.status()).isEqualTo(200);
+        // One bulk request: every job is ready in the same engine turn, 25 MiB in all.
+        ObjectNode bulk = JSON.createObjectNode();
+        ArrayNode jobs = bulk.putArray("jobs");
+        String blob = "b".repeat(64 * 1024);
+        for (int i = 0; i < total; i++) {
+          ObjectNode request = job(queue, "big");
+          request.putObject("payload").put("blob", blob).put("n", i);
+          jobs.add(request);
+        }
+        assertThat(server.postJson("/jobs/bulk", bulk).status()).isEqualTo(201);
+
+        long stalledHolds = awaitSteadyInFlight(queue);
+        // Socket buffers of a few MiB and one delivery of at most 1 MiB: far from all 400.
+        assertThat(stalledHolds).as("jobs in flight to a worker that reads nothing")
+            .isPositive().isLessThanOrEqualTo(200);
+
+        try (WorkerStream reader = server.take("queue=" + queue + "&prefetch=8")) {
+          for (long i = 0; i < total - stalledHolds; i++) {
+            server.ack(id(reader.nextJob()));
+          }
+          assertThat(server.get("/jobs/count?queue=" + queue + "&status=ready").json()
+              .get("count").asLong()).as("the healthy worker drained the queue").isZero();
+        }
+      } finally {
+        stalled.close();
+      }
+    }
+
+    /** The queue's in-flight count once it has stopped changing for 300 ms (at most 10 s). */
+    private long awaitSteadyInFlight(String queue) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      long last = -1;
+      long steadySince = System.nanoTime();
+      while (System.nanoTime() < deadline) {
+        long now = server.get("/jobs/count?queue=" + queue + "&status=in_flight").json()
+            .get("count").asLong();
+        if (now != last) {
+          last = now;
+          steadySince = System.nanoTime();
+        } else if (now > 0 && System.nanoTime() - steadySince > Duration.ofMillis(300).toNanos()) {
+          return now;
+        }
+        try {
+          Thread.sleep(20);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      throw new AssertionError("in-flight count of " + queue + " never settled (last " + last
+          + ")");
     }
 
     @Test

@@ -62,11 +62,10 @@ public final class Dispatcher {
     return held;
   }
 
-  public void writable(WorkerSession session, boolean writable) {
-    session.writable(writable);
-    if (writable) {
-      dirty = true;
-    }
+  /** A write-paced stream wrote its last delivery: it may be dispatched to again. */
+  public void written(WorkerSession session) {
+    session.written();
+    dirty = true;
   }
 
   /** A job entered the ready index. */

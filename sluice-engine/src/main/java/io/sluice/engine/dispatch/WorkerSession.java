@@ -12,26 +12,43 @@ import java.util.Set;
  * may hold, and which jobs it holds now.
  *
  * <p>Owned by the engine thread. Every job in {@link #inFlight} has this session as its holder.
+ * A session whose sink is {@linkplain JobSink#pacedByWrites paced by writes} has at most one
+ * delivery not yet written to its socket: at most {@link #MAX_DELIVERY} jobs, and no job added
+ * once the payloads it carries reach {@link #MAX_DELIVERY_BYTES}.
  */
 public final class WorkerSession {
+  /** The most jobs one delivery to a write-paced sink holds. */
+  public static final int MAX_DELIVERY = 256;
+  /** Payload bytes after which a delivery to a write-paced sink takes no further job. */
+  public static final long MAX_DELIVERY_BYTES = 1 << 20;
+
   private final long id;
   private final Set<String> queues;
-  private final int prefetch;
+  /** The most unfinished jobs held at once; never 0 (unlimited prefetch is capped). */
+  private final int holdLimit;
   private final JobSink sink;
+  private final boolean paced;
   private final Set<Job> inFlight = new LinkedHashSet<>();
   private final List<JobSnapshot> outbox = new ArrayList<>();
-  private boolean writable = true;
+  /** Payload bytes in the outbox (of the payloads the engine had in memory). */
+  private long outboxBytes;
+  /** A delivery was handed to a paced sink and not yet reported written. */
+  private boolean awaitingWrite;
   private boolean closed;
 
   /**
    * @param queues the queues to take from, or null for every queue
-   * @param prefetch the most unfinished jobs held at once; 0 means unlimited
+   * @param holdLimit the most unfinished jobs held at once (at least 1)
    */
-  public WorkerSession(long id, Set<String> queues, int prefetch, JobSink sink) {
+  public WorkerSession(long id, Set<String> queues, int holdLimit, JobSink sink) {
+    if (holdLimit < 1) {
+      throw new IllegalArgumentException("a session holds at least one job");
+    }
     this.id = id;
     this.queues = queues;
-    this.prefetch = prefetch;
+    this.holdLimit = holdLimit;
     this.sink = sink;
+    this.paced = sink.pacedByWrites();
   }
 
   public long id() {
@@ -43,12 +60,16 @@ public final class WorkerSession {
   }
 
   boolean wantsJobs() {
-    return !closed && writable && (prefetch == 0 || inFlight.size() < prefetch);
+    return !closed && !awaitingWrite && inFlight.size() < holdLimit
+        && (!paced || (outbox.size() < MAX_DELIVERY && outboxBytes < MAX_DELIVERY_BYTES));
   }
 
   void hold(Job job, JobSnapshot delivered) {
     inFlight.add(job);
     outbox.add(delivered);
+    if (delivered.payload() != null) {
+      outboxBytes += delivered.payload().length;
+    }
   }
 
   boolean release(Job job) {
@@ -63,8 +84,9 @@ public final class WorkerSession {
     return inFlight.size();
   }
 
-  void writable(boolean writable) {
-    this.writable = writable;
+  /** The transport wrote the last delivery and can take another. */
+  void written() {
+    awaitingWrite = false;
   }
 
   boolean closed() {
@@ -78,8 +100,12 @@ public final class WorkerSession {
   /** Hands this turn's dispatched jobs to the transport in one call. */
   void flush() {
     if (!outbox.isEmpty()) {
-      sink.deliver(List.copyOf(outbox));
+      // Marked first: a sink may report the delivery written before deliver returns.
+      awaitingWrite = paced;
+      List<JobSnapshot> delivery = List.copyOf(outbox);
       outbox.clear();
+      outboxBytes = 0;
+      sink.deliver(delivery);
     }
   }
 }

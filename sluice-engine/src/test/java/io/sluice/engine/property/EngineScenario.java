@@ -209,7 +209,8 @@ final class EngineScenario {
     }
 
     boolean hasFreeSlot() {
-      return prefetch == 0 || holding.size() < prefetch;
+      int limit = prefetch == 0 ? Engine.unlimitedPrefetchCap(globalLimit) : prefetch;
+      return holding.size() < limit;
     }
 
     @Override
@@ -983,8 +984,10 @@ final class EngineScenario {
       submit(requests, created, Map.of(), "probe " + budget + ":");
       turn();
       step++;
-      Worker probe = new Worker("W" + ++workerSeq, Set.of(probeQueue), 0);
-      probe.session = engine.openSession(probe.queues, 0, probe);
+      // A prefetch that holds every probe job: the budget and the global limit are the caps.
+      int probePrefetch = Math.toIntExact(capacity + 1);
+      Worker probe = new Worker("W" + ++workerSeq, Set.of(probeQueue), probePrefetch);
+      probe.session = engine.openSession(probe.queues, probePrefetch, probe);
       openWorkers.add(probe);
       logStep("open " + probe);
       int before = dispatches;
