@@ -44,6 +44,7 @@ public final class SluiceServer implements AutoCloseable {
   public static SluiceServer start(StoreConfig storeConfig, EngineConfig engineConfig,
       ApiConfig apiConfig, EngineLoop.CommitModes commitModes,
       EngineLoop.CommitLimits commitLimits, InstantSource clock) {
+    long openStartedNanos = System.nanoTime();
     RocksJobStore store = new RocksJobStore(storeConfig);
     EngineLoop loop = null;
     try {
@@ -53,15 +54,21 @@ public final class SluiceServer implements AutoCloseable {
       AtomicInteger recovered = new AtomicInteger();
       store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));
       store.scanCronGroups((name, record) -> engine.crons().recover(name, record));
+      long scanStartedNanos = System.nanoTime();
+      engine.expectRecoveredJobs(store.estimatedJobCount());
       store.scanJobs(job -> {
         engine.recover(job, recoveredAtMs);
         recovered.incrementAndGet();
       });
+      long scannedNanos = System.nanoTime();
       store.scanPointers(Mutation.Pointer.UNIQUE_CLAIM, engine::recoverClaim);
       engine.recoverRequeuedClaims();
       store.scanPointers(Mutation.Pointer.OPEN_BATCH,
           (key, job) -> engine.recoverOpenBatch(key, job, store.readPayload(job)));
-      LOG.info("recovered {} stored jobs", recovered.get());
+      LOG.info("recovered {} stored jobs in {} ms (store opened in {} ms, jobs read in {} ms)",
+          recovered.get(), millisSince(openStartedNanos),
+          (scanStartedNanos - openStartedNanos) / 1_000_000,
+          (scannedNanos - scanStartedNanos) / 1_000_000);
       loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
       loop.start();
       // Backup checkpoints go beside the data directory, on its file system, to be hard links.
@@ -82,6 +89,10 @@ public final class SluiceServer implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  private static long millisSince(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1_000_000;
   }
 
   public int port() {

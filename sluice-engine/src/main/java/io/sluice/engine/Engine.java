@@ -54,7 +54,8 @@ public final class Engine {
 
   private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
   private final EngineConfig config;
-  private final Map<JobId, Job> jobs = new HashMap<>();
+  /** Every job the server holds; replaced once, while empty, by a map sized for recovery. */
+  private Map<JobId, Job> jobs = new HashMap<>();
   private final ReadyIndex ready = new ReadyIndex();
   private final DeadlineIndex scheduled = new DeadlineIndex(Job::readyAtMs);
   private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
@@ -195,16 +196,34 @@ public final class Engine {
     budgets.restore(stored, nowMs);
   }
 
+  /**
+   * Sizes the job map for about {@code expectedJobs} before recovery fills it, so that a million
+   * stored jobs are not rehashed twenty times over.
+   */
+  public void expectRecoveredJobs(long expectedJobs) {
+    if (jobs.isEmpty() && expectedJobs > 0) {
+      jobs = new HashMap<>((int) Math.min(1 << 28, expectedJobs * 4 / 3 + 16));
+    }
+  }
+
   /** Loads stored jobs at start-up; jobs that were in flight come back ready. */
   public void recover(JobSnapshot stored, long nowMs) {
-    Job job = Job.fromSnapshot(stored.withNames(
-        names.canonical(stored.type()), names.canonical(stored.queue())));
+    Job job = Job.fromSnapshot(stored, names.canonical(stored.type()),
+        names.canonical(stored.queue()));
     job.indexed(IndexEntry.of(stored));
     remember(job);
     if (job.status().isTerminal()) {
       retained.add(job);
       return;
     }
+    if (!job.budgets().isEmpty()) {
+      dropUnknownBudgets(job);
+    }
+    budgets.track(job);
+    index(job, nowMs);
+  }
+
+  private void dropUnknownBudgets(Job job) {
     List<Binding> known = job.budgets().stream().filter(b -> budgets.get(b.key()) != null).toList();
     if (known.size() != job.budgets().size()) {
       // Deleting a budget is refused while unfinished jobs use it, so only a damaged store gets
@@ -212,8 +231,6 @@ public final class Engine {
       LOG.warn("job {} is bound to budgets that do not exist; dropping those bindings", job.id());
       job.budgets(known);
     }
-    budgets.track(job);
-    index(job, nowMs);
   }
 
   /** Loads a stored open-batch pointer and that job's payload at start-up, after the jobs. */

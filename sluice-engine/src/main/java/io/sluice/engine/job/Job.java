@@ -251,7 +251,12 @@ public final class Job {
   }
 
   public static Job fromSnapshot(JobSnapshot s) {
-    Job job = new Job(s.id(), s.type(), s.queue(), s.priority(), s.status(), s.readyAtMs());
+    return fromSnapshot(s, s.type(), s.queue());
+  }
+
+  /** The job of {@code s} under the given (canonical) type and queue names. */
+  public static Job fromSnapshot(JobSnapshot s, String type, String queue) {
+    Job job = new Job(s.id(), type, queue, s.priority(), s.status(), s.readyAtMs());
     job.attempts = s.attempts();
     job.retryLimit = s.retryLimit();
     job.backoff = s.backoff();

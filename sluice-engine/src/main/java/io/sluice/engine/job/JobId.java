@@ -14,7 +14,6 @@ public final class JobId implements Comparable<JobId> {
 
   private final long hi;
   private final long lo;
-  private String text;
 
   public JobId(long hi, long lo) {
     this.hi = hi;
@@ -94,14 +93,13 @@ public final class JobId implements Comparable<JobId> {
     return (int) (h ^ (h >>> 32));
   }
 
+  /**
+   * The 25-character form, rendered on each call: a job lives on in memory for as long as it is
+   * unfinished, and keeping its text beside it would cost 72 bytes per pending job.
+   */
   @Override
   public String toString() {
-    String cached = text;
-    if (cached == null) {
-      cached = render();
-      text = cached;
-    }
-    return cached;
+    return render();
   }
 
   /**

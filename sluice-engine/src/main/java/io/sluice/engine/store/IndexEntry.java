@@ -2,6 +2,8 @@ package io.sluice.engine.store;
 
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What a stored job record is indexed under: its queue, its type and its {@link State}. The store
@@ -10,6 +12,9 @@ import io.sluice.engine.job.JobStatus;
  * remembers per job, so the store never reads before it writes.
  */
 public record IndexEntry(String queue, String type, State state) {
+  private static final int MAX_SHARED = 10_000;
+  /** Canonical entries, read and filled from any thread; bounded, so odd names cannot grow it. */
+  private static final Map<IndexEntry, IndexEntry> SHARED = new ConcurrentHashMap<>();
 
   /**
    * The status classes the index tells apart. The live status of an unfinished job (scheduled,
@@ -29,8 +34,20 @@ public record IndexEntry(String queue, String type, State state) {
     }
   }
 
+  /**
+   * The entry for {@code job}, shared with every other job of the same queue, type and state
+   * (there are few of those, and a job remembers its entry for as long as it lives).
+   */
   public static IndexEntry of(JobSnapshot job) {
-    return new IndexEntry(job.queue(), job.type(), State.of(job.status()));
+    IndexEntry entry = new IndexEntry(job.queue(), job.type(), State.of(job.status()));
+    IndexEntry shared = SHARED.get(entry);
+    if (shared != null) {
+      return shared;
+    }
+    if (SHARED.size() < MAX_SHARED) {
+      SHARED.putIfAbsent(entry, entry);
+    }
+    return entry;
   }
 
   /** The entry for {@code job}, reusing {@code previous} when nothing indexed changed. */

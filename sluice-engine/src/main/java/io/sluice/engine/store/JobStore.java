@@ -29,6 +29,11 @@ public interface JobStore extends AutoCloseable {
   /** Feeds every stored job record (without payload) to the sink, in id order. */
   void scanJobs(Consumer<JobSnapshot> sink);
 
+  /** About how many job records are stored (0 when unknown), to size memory before a scan. */
+  default long estimatedJobCount() {
+    return 0;
+  }
+
   /**
    * Stored job records in id order, strictly after {@code after} (before it when descending;
    * null starts at the first or last), from one consistent snapshot. Any thread; close it.

@@ -547,6 +547,18 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
    * memtables; writes go on meanwhile. Short, so closing simply waits for it.
    */
   @Override
+  public long estimatedJobCount() {
+    uses.enter();
+    try {
+      return db.getLongProperty(jobs, "rocksdb.estimate-num-keys");
+    } catch (RocksDBException e) {
+      return 0;
+    } finally {
+      uses.exit();
+    }
+  }
+
+  @Override
   public void checkpoint(Path dir) {
     uses.enter();
     try (Checkpoint checkpoint = Checkpoint.create(db)) {
