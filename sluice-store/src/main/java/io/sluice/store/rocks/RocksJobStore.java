@@ -269,17 +269,28 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   }
 
   @Override
+  /**
+   * Reads and decodes the records on a second thread while {@code sink} runs on this one: at
+   * start-up the engine's recovery then overlaps with the reading instead of following it.
+   */
   public void scanJobs(Consumer<JobSnapshot> sink) {
     uses.enter();
-    try (RocksIterator it = db.newIterator(jobs)) {
+    try {
+      ReadAhead.run(this::readAllJobs, sink);
+    } finally {
+      uses.exit();
+    }
+  }
+
+  private void readAllJobs(Consumer<JobSnapshot> sink) {
+    try (ReadOptions options = new ReadOptions().setFillCache(false);
+        RocksIterator it = db.newIterator(jobs, options)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
         sink.accept(RecordCodec.decodeJob(Keys.jobId(it.key()), it.value()));
       }
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of jobs", e);
-    } finally {
-      uses.exit();
     }
   }
 
