@@ -69,6 +69,14 @@ class TlsServerProcessTest {
         "--tls-client-ca", files.caCert().toString());
   }
 
+  /** Plain HTTP on the primary listener; the admin one requires certificates of {@code admin}. */
+  private SluiceProcess serveAdminMutualTls(TlsFiles admin) throws Exception {
+    return serve(null,
+        "--admin-tls-cert", admin.serverCert().toString(),
+        "--admin-tls-key", admin.serverKey().toString(),
+        "--admin-tls-client-ca", admin.caCert().toString());
+  }
+
   private static HttpResponse<String> get(HttpClient client, URI uri) throws Exception {
     return client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
@@ -175,10 +183,7 @@ class TlsServerProcessTest {
   @Test
   void theAdminListenerUsesItsOwnCertificateAndTheCommandLineIsIndependent() throws Exception {
     TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
-    SluiceProcess server = serve(null,
-        "--admin-tls-cert", admin.serverCert().toString(),
-        "--admin-tls-key", admin.serverKey().toString(),
-        "--admin-tls-client-ca", admin.caCert().toString());
+    SluiceProcess server = serveAdminMutualTls(admin);
     URI adminHealth = URI.create("https://127.0.0.1:" + server.adminPort() + "/health");
 
     assertThat(get(client(admin.clientContext("operator"), HttpClient.Version.HTTP_1_1),
@@ -191,10 +196,7 @@ class TlsServerProcessTest {
   @Test
   void backupAndCompactTalkToAnAdminListenerThatRequiresAClientCertificate() throws Exception {
     TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
-    SluiceProcess server = serve(null,
-        "--admin-tls-cert", admin.serverCert().toString(),
-        "--admin-tls-key", admin.serverKey().toString(),
-        "--admin-tls-client-ca", admin.caCert().toString());
+    SluiceProcess server = serveAdminMutualTls(admin);
     String url = "https://127.0.0.1:" + server.adminPort();
     String[] tls = {"--ca-cert", admin.caCert().toString(),
         "--client-cert", admin.clientCert("operator").toString(),
@@ -215,10 +217,7 @@ class TlsServerProcessTest {
   @Test
   void anAdminClientWithoutItsCertificateOrWithHalfAPairIsRefused() throws Exception {
     TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
-    SluiceProcess server = serve(null,
-        "--admin-tls-cert", admin.serverCert().toString(),
-        "--admin-tls-key", admin.serverKey().toString(),
-        "--admin-tls-client-ca", admin.caCert().toString());
+    SluiceProcess server = serveAdminMutualTls(admin);
     String url = "https://127.0.0.1:" + server.adminPort();
 
     CliRunner.Result noCertificate = CliRunner.sluice("compact", "--url", url,
