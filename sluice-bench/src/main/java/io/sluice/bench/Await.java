@@ -9,10 +9,10 @@ import java.util.concurrent.TimeoutException;
  * Blocking, always-bounded waits for the main thread. Every phase of a run goes through here so
  * that a stuck server turns into a failed run with a readable reason, never a hung bench.
  */
-final class Await {
+public final class Await {
   private Await() {}
 
-  static <T> T result(Future<T> future, long timeout, TimeUnit unit, String what) {
+  public static <T> T result(Future<T> future, long timeout, TimeUnit unit, String what) {
     try {
       return future.toCompletionStage().toCompletableFuture().get(timeout, unit);
     } catch (TimeoutException e) {
@@ -29,7 +29,7 @@ final class Await {
     }
   }
 
-  static void quietly(Future<?> future, long timeoutMillis) {
+  public static void quietly(Future<?> future, long timeoutMillis) {
     try {
       future.toCompletionStage().toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -24,14 +24,14 @@ import java.util.function.Supplier;
  * <p>Pinning matters: a worker's take stream, its acks and its batching state all live on one
  * event loop, so the worker needs no locks and "same event-loop turn" has a precise meaning.
  */
-final class ClientKit implements AutoCloseable {
+public final class ClientKit implements AutoCloseable {
 
   private static final int CONNECT_TIMEOUT_MS = 10_000;
 
   private final Vertx vertx;
   private final List<Context> contexts = new ArrayList<>();
 
-  ClientKit(int eventLoops) {
+  public ClientKit(int eventLoops) {
     this.vertx = Vertx.builder().with(new VertxOptions().setEventLoopPoolSize(eventLoops)).build();
   }
 
@@ -39,7 +39,7 @@ final class ClientKit implements AutoCloseable {
    * The i-th pinned context. Deploying a no-op verticle is the public way to get a fresh context,
    * and Vert.x assigns deployments to event loops round-robin, which spreads workers evenly.
    */
-  synchronized Context context(int i) {
+  public synchronized Context context(int i) {
     while (contexts.size() <= i) {
       Promise<Context> made = Promise.promise();
       vertx.deployVerticle(new VerticleBase() {
@@ -58,15 +58,20 @@ final class ClientKit implements AutoCloseable {
    * A pooled keep-alive client. Used where requests are independent (open-loop enqueues, single
    * acks) and a request must not wait behind another on one connection.
    */
-  HttpClientAgent pooledClient(Endpoint endpoint, int maxConnections) {
+  public HttpClientAgent pooledClient(Endpoint endpoint, int maxConnections) {
     HttpClientOptions options = baseOptions()
         .setDefaultHost(endpoint.host())
         .setDefaultPort(endpoint.port());
-    return vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(maxConnections));
+    return vertx.httpClientBuilder()
+        .with(options)
+        .with(new PoolOptions().setHttp1MaxSize(maxConnections))
+        // As for dedicated connections: failures reach the bench through request futures.
+        .withConnectHandler(conn -> conn.exceptionHandler(e -> {}))
+        .build();
   }
 
   /** A client whose only use is {@link #connect}: dedicated connections bypass its pool. */
-  HttpClientAgent connector() {
+  public HttpClientAgent connector() {
     return vertx.createHttpClient(baseOptions());
   }
 
@@ -74,7 +79,7 @@ final class ClientKit implements AutoCloseable {
    * Opens one dedicated connection from inside {@code ctx}, so that requests on it and their
    * callbacks stay on that context.
    */
-  static Future<HttpClientConnection> connect(Context ctx, HttpClientAgent connector, Endpoint endpoint) {
+  public static Future<HttpClientConnection> connect(Context ctx, HttpClientAgent connector, Endpoint endpoint) {
     return onContext(ctx, () -> connector.connect(new HttpConnectOptions()
         .setHost(endpoint.host())
         .setPort(endpoint.port())
@@ -104,7 +109,7 @@ final class ClientKit implements AutoCloseable {
   }
 
   /** Runs an async action on {@code ctx}; the returned future can be awaited from any thread. */
-  static <T> Future<T> onContext(Context ctx, Supplier<Future<T>> action) {
+  public static <T> Future<T> onContext(Context ctx, Supplier<Future<T>> action) {
     Promise<T> result = Promise.promise();
     ctx.runOnContext(v -> {
       try {

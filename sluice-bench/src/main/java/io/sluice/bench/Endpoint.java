@@ -8,7 +8,7 @@ import java.net.UnknownHostException;
  * Where the server under test listens. Restricted to loopback: the bench is a load generator and
  * must never be pointed at another machine by accident.
  */
-record Endpoint(String host, int port) {
+public record Endpoint(String host, int port) {
 
   static Endpoint parse(String url) {
     URI uri;
@@ -32,11 +32,11 @@ record Endpoint(String host, int port) {
     return new Endpoint(host, port);
   }
 
-  static Endpoint loopback(int port) {
+  public static Endpoint loopback(int port) {
     return new Endpoint("127.0.0.1", port);
   }
 
-  String url() {
+  public String url() {
     return "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
   }
 

@@ -17,6 +17,7 @@ final class JobLineScanner {
   private static final byte[] SEQ_KEY = ascii("\"seq\"");
   private static final byte[] NONCE_KEY = ascii("\"nonce\"");
   private static final byte[] DEQUEUED_AT_KEY = ascii("\"dequeued_at\"");
+  private static final byte[] ATTEMPTS_KEY = ascii("\"attempts\"");
 
   private final byte[] expectedNonce;
 
@@ -79,17 +80,12 @@ final class JobLineScanner {
    * Scanned only on request: most workloads never need it.
    */
   static long dequeuedAtMs(byte[] b, int from, int to) {
-    int v = valueAfterKey(b, from, to, DEQUEUED_AT_KEY);
-    if (v < 0) {
-      return -1;
-    }
-    long value = 0;
-    int i = v;
-    while (i < to && b[i] >= '0' && b[i] <= '9' && value < Long.MAX_VALUE / 10) {
-      value = value * 10 + (b[i] - '0');
-      i++;
-    }
-    return i == v ? -1 : value;
+    return nonNegativeLongAfterKey(b, from, to, DEQUEUED_AT_KEY);
+  }
+
+  /** The job's {@code attempts} (failures recorded so far), or -1 when absent; scanned on request. */
+  static long attempts(byte[] b, int from, int to) {
+    return nonNegativeLongAfterKey(b, from, to, ATTEMPTS_KEY);
   }
 
   /** Counts "id" keys; used to check that a bulk-enqueue answer lists every job we sent. */
@@ -121,6 +117,20 @@ final class JobLineScanner {
       i++;
     }
     return -1;
+  }
+
+  private static long nonNegativeLongAfterKey(byte[] b, int from, int to, byte[] key) {
+    int v = valueAfterKey(b, from, to, key);
+    if (v < 0) {
+      return -1;
+    }
+    long value = 0;
+    int i = v;
+    while (i < to && b[i] >= '0' && b[i] <= '9' && value < Long.MAX_VALUE / 10) {
+      value = value * 10 + (b[i] - '0');
+      i++;
+    }
+    return i == v ? -1 : value;
   }
 
   private static int parseNonNegativeInt(byte[] b, int from, int to) {

@@ -1,17 +1,8 @@
 package io.sluice.bench;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -26,7 +17,6 @@ import java.util.stream.Stream;
 final class ServerProcess implements AutoCloseable {
 
   private static final long STOP_WAIT_SEC = 30;
-  private static final int LOG_TAIL_LINES = 40;
 
   private final Process process;
   private final Path tempDir;
@@ -57,7 +47,7 @@ final class ServerProcess implements AutoCloseable {
       tempDir = Files.createTempDirectory("sluice-bench-");
       Path rootDir = Files.createDirectory(tempDir.resolve("root"));
       Path log = tempDir.resolve("server.log");
-      int[] ports = freeLoopbackPorts(2);
+      int[] ports = ServerLaunch.freeLoopbackPorts(2);
       Endpoint endpoint = Endpoint.loopback(ports[0]);
       ProcessBuilder pb = new ProcessBuilder(launcher.toString(), "serve",
           "--root-dir", rootDir.toString(),
@@ -69,7 +59,7 @@ final class ServerProcess implements AutoCloseable {
           .redirectOutput(log.toFile());
       ServerProcess server = new ServerProcess(pb.start(), tempDir, log, endpoint, keepTemp);
       try {
-        server.awaitHealthy(startupTimeoutSec);
+        ServerLaunch.awaitHealthy(server.process, endpoint, startupTimeoutSec, log);
       } catch (RuntimeException e) {
         server.close();
         throw e;
@@ -122,12 +112,7 @@ final class ServerProcess implements AutoCloseable {
 
   /** Last lines of the server's output, for failure reports. */
   String logTail() {
-    try {
-      List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-      return String.join("\n", lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size()));
-    } catch (IOException | UncheckedIOException e) {
-      return "(server log unreadable: " + e.getMessage() + ")";
-    }
+    return ServerLaunch.logTail(log);
   }
 
   @Override
@@ -149,39 +134,6 @@ final class ServerProcess implements AutoCloseable {
     if (!keepTemp) {
       deleteRecursively(tempDir);
     }
-  }
-
-  private void awaitHealthy(long timeoutSec) {
-    HttpClient http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2))
-        .build();
-    HttpRequest health = HttpRequest.newBuilder(URI.create(endpoint.url() + "/health"))
-        .timeout(Duration.ofSeconds(2))
-        .GET()
-        .build();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSec);
-    String last = "no answer yet";
-    while (System.nanoTime() < deadline) {
-      if (!process.isAlive()) {
-        throw new BenchFailure("server exited with status " + process.exitValue() + " before becoming healthy;"
-            + " last output:\n" + logTail());
-      }
-      try {
-        HttpResponse<String> resp = http.send(health, HttpResponse.BodyHandlers.ofString());
-        if (resp.statusCode() == 200 && resp.body().contains("ok")) {
-          return;
-        }
-        last = "status " + resp.statusCode() + ": " + resp.body();
-      } catch (IOException e) {
-        last = e.toString();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new BenchFailure("interrupted while waiting for the server");
-      }
-      sleep(250);
-    }
-    throw new BenchFailure("server not healthy after " + timeoutSec + " s (" + last + "); last output:\n" + logTail());
   }
 
   /**
@@ -212,25 +164,6 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
-  private static int[] freeLoopbackPorts(int n) throws IOException {
-    // Hold all sockets until every port is chosen so the same port is not handed out twice.
-    ServerSocket[] sockets = new ServerSocket[n];
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        ports[i] = sockets[i].getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : sockets) {
-        if (s != null) {
-          s.close();
-        }
-      }
-    }
-  }
-
   private static void deleteRecursively(Path dir) {
     try (Stream<Path> paths = Files.walk(dir)) {
       paths.sorted(Comparator.reverseOrder()).forEach(p -> {
@@ -242,14 +175,6 @@ final class ServerProcess implements AutoCloseable {
       });
     } catch (IOException e) {
       // Same as above.
-    }
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

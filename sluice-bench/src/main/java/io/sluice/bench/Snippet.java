@@ -3,12 +3,12 @@ package io.sluice.bench;
 import io.vertx.core.buffer.Buffer;
 
 /** Shortens response bodies quoted in error messages so one bad answer cannot flood the output. */
-final class Snippet {
+public final class Snippet {
   private static final int MAX = 300;
 
   private Snippet() {}
 
-  static String of(Buffer body) {
+  public static String of(Buffer body) {
     if (body == null) {
       return "";
     }

@@ -20,10 +20,10 @@ import java.nio.charset.StandardCharsets;
  * An HTTP/1.1 connection carrying an endless response can carry nothing else, which is why acks
  * never go through here.
  */
-final class TakeStream {
+public final class TakeStream {
 
   /** Called on the stream's context for every job line. */
-  interface JobSink {
+  public interface JobSink {
     /**
      * @param seq the payload's sequence number when the job carries this run's nonce, else -1
      */
@@ -49,13 +49,13 @@ final class TakeStream {
   private long heartbeats;
   private long foreignLines;
 
-  TakeStream(Context ctx, String nonce, JobSink sink) {
+  public TakeStream(Context ctx, String nonce, JobSink sink) {
     this.ctx = ctx;
     this.sink = sink;
     this.scanner = new JobLineScanner(nonce);
   }
 
-  Future<Void> connect(HttpClientAgent connector, Endpoint endpoint) {
+  public Future<Void> connect(HttpClientAgent connector, Endpoint endpoint) {
     return ClientKit.connect(ctx, connector, endpoint).map(c -> {
       conn = c;
       c.closeHandler(v -> {
@@ -71,7 +71,7 @@ final class TakeStream {
    * Sends the take request. Completes when the response head has arrived with status 200; jobs
    * may start flowing right after, on this stream's context.
    */
-  Future<Void> open(String queue, int prefetch) {
+  public Future<Void> open(String queue, int prefetch) {
     String uri = "/jobs/take?queue=" + URLEncoder.encode(queue, StandardCharsets.UTF_8) + "&prefetch=" + prefetch;
     return ClientKit.onContext(ctx, () -> conn.request(HttpMethod.GET, uri)
         .compose(req -> req.putHeader("Accept", "application/x-ndjson").send())
@@ -79,11 +79,11 @@ final class TakeStream {
   }
 
   /** Fails if the stream ends or errors while the bench still expects jobs; never succeeds. */
-  Future<Void> broken() {
+  public Future<Void> broken() {
     return broken.future();
   }
 
-  Future<Void> close() {
+  public Future<Void> close() {
     closing = true;
     HttpClientConnection c = conn;
     conn = null; // makes close() idempotent
@@ -153,9 +153,22 @@ final class TakeStream {
 
   /** The {@code dequeued_at} of the job being handed to {@link JobSink#onJob}; only valid during that call. */
   long currentDequeuedAtMs() {
+    requireInsideOnJob();
+    return JobLineScanner.dequeuedAtMs(lineBytes, lineStart, lineEnd);
+  }
+
+  /**
+   * The {@code attempts} of the job being handed to {@link JobSink#onJob}, or -1 when absent;
+   * only valid during that call.
+   */
+  public long currentAttempts() {
+    requireInsideOnJob();
+    return JobLineScanner.attempts(lineBytes, lineStart, lineEnd);
+  }
+
+  private void requireInsideOnJob() {
     if (lineBytes == null) {
       throw new IllegalStateException("only valid inside JobSink.onJob");
     }
-    return JobLineScanner.dequeuedAtMs(lineBytes, lineStart, lineEnd);
   }
 }

@@ -33,6 +33,15 @@ class JobLineScannerTest {
   }
 
   @Test
+  void readsAttemptsOnRequestAndMinusOneWhenAbsent() {
+    byte[] line = bytes("{\"id\":\"a\",\"payload\":{\"seq\":4},\"attempts\" : 12,\"dequeued_at\":1}");
+    assertThat(JobLineScanner.attempts(line, 0, line.length)).isEqualTo(12);
+
+    byte[] none = bytes("{\"id\":\"a\"}");
+    assertThat(JobLineScanner.attempts(none, 0, none.length)).isEqualTo(-1);
+  }
+
+  @Test
   void toleratesWhitespaceAndPayloadBeforeId() {
     byte[] line = bytes("{ \"payload\" : { \"nonce\" : \"cafe0001\", \"seq\" : 7 }, \"id\" : \"abc\" }");
     assertThat(scanner.scan(line, 0, line.length)).isTrue();
