@@ -7,7 +7,6 @@ import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.Negotiation;
-import io.sluice.engine.SluiceException;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -48,18 +47,11 @@ public final class Exchange {
   }
 
   /**
-   * Rejects any query parameter not in {@code allowed} (API.md §3.8), names compared with their
-   * case (Vert.x's own map ignores it), and returns them all.
+   * The query parameters, strictly decoded; any not in {@code allowed} is a 400 (API.md §3.8,
+   * {@link QueryParams}).
    */
   public MultiMap query(Set<String> allowed) {
-    for (String name : QueryNames.of(request.query())) {
-      if (!allowed.contains(name)) {
-        throw new SluiceException.InvalidRequest(
-            "invalid query parameters: unknown parameter `" + name + "`");
-      }
-    }
-    // Every name is now one of the allowed spellings, so the case-blind lookup is exact.
-    return request.params();
+    return QueryParams.parse(request.query(), allowed);
   }
 
   /** Reads and decodes the body in the format its Content-Type names. */
@@ -79,8 +71,9 @@ public final class Exchange {
   }
 
   /**
-   * The body bytes, checked to be a non-empty document of a supported media type (MessagePack
-   * also within the JSON data model), for endpoints that stream-parse it themselves.
+   * The body bytes, checked to be a non-empty document of a supported media type, in strict
+   * UTF-8 (MessagePack also within the JSON data model), for endpoints that stream-parse it
+   * themselves.
    */
   public Future<byte[]> rawBody() {
     Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));

@@ -13,12 +13,15 @@ public final class Bodies {
   private Bodies() {}
 
   /**
-   * Returns {@code bytes} once a MessagePack document is within the JSON data model ({@link
-   * MsgpackValidator}); throws a {@link BodyException} otherwise.
+   * Returns {@code bytes} once they are strict UTF-8 text ({@link JsonText}) or a MessagePack
+   * document within the JSON data model whose strings are ({@link MsgpackValidator}); throws a
+   * {@link BodyException} naming the offending field otherwise.
    */
   public static byte[] checked(Format format, byte[] bytes) {
     if (format == Format.MSGPACK) {
       MsgpackValidator.check(bytes);
+    } else {
+      JsonText.check(bytes);
     }
     return bytes;
   }

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 
 /**
  * Reads enqueue requests (API.md §8.2) straight from a JSON or MessagePack token stream, copying
- * each payload once into its canonical JSON form; no document tree is built for the job list.
+ * each payload once into its canonical JSON form; no document tree is built for the job list. The
+ * body passed {@link Bodies#checked} first, so every string in it is Unicode text.
  * Request-level checks follow the spec's order; every failure here is a 400, except features not
  * built yet, which are 422.
  */
