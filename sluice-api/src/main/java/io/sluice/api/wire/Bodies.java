@@ -42,6 +42,9 @@ public final class Bodies {
       throw BodyException.from(format, e);
     } catch (IOException e) {
       throw new BodyException(format, String.valueOf(e.getMessage()));
+    } catch (NumberFormatException e) {
+      // A decimal whose exponent overflows (1e9999999999): Jackson's BigDecimal cannot hold it.
+      throw new BodyException(format, String.valueOf(e.getMessage()));
     }
   }
 }

@@ -144,6 +144,9 @@ public final class EnqueueParser {
       throw BodyException.from(format, e);
     } catch (IOException e) {
       throw fields.error(String.valueOf(e.getMessage()));
+    } catch (NumberFormatException e) {
+      // A decimal whose exponent overflows (1e9999999999), met copying a payload exactly.
+      throw fields.error(String.valueOf(e.getMessage()));
     }
   }
 

@@ -116,6 +116,30 @@ class BodiesTest {
   }
 
   @Nested
+  class Numbers {
+    @Test
+    void aDecimalWhoseExponentOverflowsIsInvalidJson() {
+      byte[] body = "{\"allocation\":1e9999999999}".getBytes(StandardCharsets.US_ASCII);
+
+      assertThatThrownBy(() -> Bodies.tree(Format.JSON, body))
+          .isInstanceOf(BodyException.class)
+          .hasMessageStartingWith("invalid JSON: ")
+          .hasMessageContaining("1e9999999999");
+    }
+
+    @Test
+    void aPayloadDecimalWhoseExponentOverflowsIsInvalidJson() {
+      byte[] body = "{\"type\":\"t\",\"queue\":\"q\",\"payload\":{\"x\":[1e-9999999999]}}"
+          .getBytes(StandardCharsets.US_ASCII);
+
+      assertThatThrownBy(() -> new EnqueueParser(Format.JSON).readOne(body, () -> null))
+          .isInstanceOf(BodyException.class)
+          .hasMessageStartingWith("invalid JSON: ")
+          .hasMessageContaining("1e-9999999999");
+    }
+  }
+
+  @Nested
   class Msgpack {
     @Test
     void acceptsUnicodeStrings() throws IOException {
