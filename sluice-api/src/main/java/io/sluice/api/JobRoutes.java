@@ -1,13 +1,9 @@
 package io.sluice.api;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
-import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.EnqueueParser;
 import io.sluice.api.wire.Fields;
 import io.sluice.api.wire.FilterParser;
@@ -28,7 +24,6 @@ import io.sluice.engine.store.JobStore;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
-import java.io.IOException;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,15 +101,8 @@ final class JobRoutes {
     ex.query(NO_PARAMS);
     ex.responseFormat();
     ex.respond(ex.rawBody(), body -> {
-      EnqueueParser parser = new EnqueueParser(ex.requestFormat());
-      NewJob job;
-      try (JsonParser tokens = parser.open(body)) {
-        tokens.nextToken();
-        job = parser.read(tokens, () -> ids.next(clock.millis()));
-        parser.expectEnd(tokens);
-      } catch (IOException e) {
-        throw new BodyException(ex.requestFormat(), String.valueOf(e.getMessage()));
-      }
+      NewJob job = new EnqueueParser(ex.requestFormat())
+          .readOne(body, () -> ids.next(clock.millis()));
       ex.respond(engine.call(EngineLoop.Kind.ENQUEUE,
           (eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
           answers -> {
@@ -135,7 +123,9 @@ final class JobRoutes {
     ex.query(NO_PARAMS);
     ex.responseFormat();
     ex.respond(ex.rawBody(), body -> {
-      List<NewJob> jobs = parseBulk(ex.requestFormat(), body);
+      long parsedAtMs = clock.millis();
+      List<NewJob> jobs = new EnqueueParser(ex.requestFormat())
+          .readBulk(body, () -> ids.next(parsedAtMs));
       ex.respond(engine.call(EngineLoop.Kind.ENQUEUE,
           (eng, nowMs) -> eng.enqueueAll(jobs, true, nowMs)),
           answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
@@ -148,62 +138,6 @@ final class JobRoutes {
             gen.writeEndObject();
           }));
     });
-  }
-
-  /**
-   * Runs every job's request-level (400) checks before reporting any 422, so the error named is
-   * the first job's structural problem when there is one. Only the {@code jobs} field is read.
-   */
-  private List<NewJob> parseBulk(Format format, byte[] body) {
-    EnqueueParser parser = new EnqueueParser(format);
-    List<NewJob> jobs = new ArrayList<>();
-    SluiceException firstUnprocessable = null;
-    long nowMs = clock.millis();
-    boolean sawJobs = false;
-    try (JsonParser tokens = parser.open(body)) {
-      if (tokens.nextToken() != JsonToken.START_OBJECT) {
-        throw new BodyException(format, "expected the request to be an object");
-      }
-      while (tokens.nextToken() == JsonToken.FIELD_NAME) {
-        String name = tokens.currentName();
-        JsonToken value = tokens.nextToken();
-        if (!name.equals("jobs")) {
-          tokens.skipChildren();
-          continue;
-        }
-        if (value != JsonToken.START_ARRAY) {
-          throw new BodyException(format, "`jobs` must be an array");
-        }
-        sawJobs = true;
-        for (int i = 0; tokens.nextToken() != JsonToken.END_ARRAY; i++) {
-          try {
-            jobs.add(parser.read(tokens, () -> ids.next(nowMs)));
-          } catch (SluiceException.Unprocessable e) {
-            // Raised after the whole job object was read, so the stream is already past it.
-            if (firstUnprocessable == null) {
-              firstUnprocessable = new SluiceException.Unprocessable(
-                  "jobs[" + i + "]: " + e.getMessage());
-            }
-          } catch (BodyException e) {
-            throw new BodyException("jobs[" + i + "]: " + e.getMessage());
-          } catch (SluiceException.InvalidRequest e) {
-            throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
-          }
-        }
-      }
-      parser.expectEnd(tokens);
-    } catch (JsonProcessingException e) {
-      throw BodyException.from(format, e);
-    } catch (IOException e) {
-      throw new BodyException(format, String.valueOf(e.getMessage()));
-    }
-    if (!sawJobs) {
-      throw new BodyException(format, "missing field `jobs`");
-    }
-    if (firstUnprocessable != null) {
-      throw firstUnprocessable;
-    }
-    return jobs;
   }
 
   // ---- take ----------------------------------------------------------------------------------

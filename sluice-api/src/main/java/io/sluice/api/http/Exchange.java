@@ -1,15 +1,12 @@
 package io.sluice.api.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.wire.Bodies;
 import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
-import io.sluice.api.wire.MsgpackValidator;
 import io.sluice.api.wire.Negotiation;
-import io.sluice.engine.SluiceException;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -50,23 +47,16 @@ public final class Exchange {
   }
 
   /**
-   * Rejects any query parameter not in {@code allowed} (API.md §3.8), names compared with their
-   * case (Vert.x's own map ignores it), and returns them all.
+   * The query parameters, strictly decoded; any not in {@code allowed} is a 400 (API.md §3.8,
+   * {@link QueryParams}).
    */
   public MultiMap query(Set<String> allowed) {
-    for (String name : QueryNames.of(request.query())) {
-      if (!allowed.contains(name)) {
-        throw new SluiceException.InvalidRequest(
-            "invalid query parameters: unknown parameter `" + name + "`");
-      }
-    }
-    // Every name is now one of the allowed spellings, so the case-blind lookup is exact.
-    return request.params();
+    return QueryParams.parse(request.query(), allowed);
   }
 
   /** Reads and decodes the body in the format its Content-Type names. */
   public Future<JsonNode> body() {
-    return rawBody().map(bytes -> decode(requestFormat(), bytes));
+    return rawBody().map(bytes -> Bodies.tree(requestFormat(), bytes));
   }
 
   /** Like {@link #body}, but an absent or empty body reads as {@code {}}. */
@@ -77,19 +67,13 @@ public final class Exchange {
     }
     return BodyReader.read(request).map(bytes -> bytes.length == 0
         ? Format.JSON.mapper().createObjectNode()
-        : decode(format, checked(format, bytes)));
-  }
-
-  private static byte[] checked(Format format, byte[] bytes) {
-    if (format == Format.MSGPACK) {
-      MsgpackValidator.check(bytes);
-    }
-    return bytes;
+        : Bodies.tree(format, Bodies.checked(format, bytes)));
   }
 
   /**
-   * The body bytes, checked to be a non-empty document of a supported media type (MessagePack
-   * also within the JSON data model), for endpoints that stream-parse it themselves.
+   * The body bytes, checked to be a non-empty document of a supported media type, in strict
+   * UTF-8 (MessagePack also within the JSON data model), for endpoints that stream-parse it
+   * themselves.
    */
   public Future<byte[]> rawBody() {
     Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
@@ -100,31 +84,13 @@ public final class Exchange {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
-      return checked(format, bytes);
+      return Bodies.checked(format, bytes);
     });
   }
 
   /** The format of the request body (valid once {@link #body} succeeded). */
   public Format requestFormat() {
     return Negotiation.requestFormat(request.getHeader("Content-Type"));
-  }
-
-  private static JsonNode decode(Format format, byte[] bytes) {
-    try (JsonParser parser = format.mapper().createParser(bytes)) {
-      JsonNode node = format.mapper().readTree(parser);
-      if (node == null || node.isMissingNode()) {
-        throw new BodyException(format, "empty body");
-      }
-      // MessagePack trailing data was refused by MsgpackValidator already.
-      if (format == Format.JSON && parser.nextToken() != null) {
-        throw new BodyException(format, "trailing content after the document");
-      }
-      return node;
-    } catch (JsonProcessingException e) {
-      throw BodyException.from(format, e);
-    } catch (IOException e) {
-      throw new BodyException(format, String.valueOf(e.getMessage()));
-    }
   }
 
   public void send(int status, BodyWriter writer) {

@@ -1,60 +1,49 @@
 package io.sluice.api.http;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Splits a raw request path into percent-decoded segments ({@code %2F} stays inside one). */
+/**
+ * Splits a raw request path into percent-decoded segments ({@code %2F} stays inside one); each
+ * segment's bytes must be strict UTF-8 ({@link PercentDecoding}).
+ */
 public final class PathSegments {
   private PathSegments() {}
 
-  /** Returns null when the path is not absolute or a segment has a malformed escape. */
-  public static List<String> parse(String rawPath) {
+  /**
+   * The segments of a path. {@code malformed} is the index of the first segment that cannot be
+   * decoded (its element is null) and {@code problem} says why; -1 and null when all can be.
+   */
+  public record Decoded(List<String> segments, int malformed, String problem) {}
+
+  /** Returns null when the path is not absolute. */
+  public static Decoded parse(String rawPath) {
     if (rawPath == null || !rawPath.startsWith("/")) {
       return null;
     }
     List<String> segments = new ArrayList<>();
+    int malformed = -1;
+    String problem = null;
     int start = 1;
     while (true) {
       int slash = rawPath.indexOf('/', start);
       String raw = slash < 0 ? rawPath.substring(start) : rawPath.substring(start, slash);
-      String decoded = decode(raw);
-      if (decoded == null) {
-        return null;
+      String decoded = null;
+      try {
+        decoded = PercentDecoding.decode(raw, false);
+      } catch (PercentDecoding.Malformed e) {
+        if (malformed < 0) {
+          malformed = segments.size();
+          problem = e.getMessage();
+        }
       }
       segments.add(decoded);
       if (slash < 0) {
-        return segments;
+        return new Decoded(segments, malformed, problem);
       }
       start = slash + 1;
     }
-  }
-
-  static String decode(String raw) {
-    if (raw.indexOf('%') < 0) {
-      return raw;
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
-    for (int i = 0; i < raw.length(); i++) {
-      char c = raw.charAt(i);
-      if (c == '%') {
-        if (i + 2 >= raw.length()) {
-          return null;
-        }
-        int hi = Character.digit(raw.charAt(i + 1), 16);
-        int lo = Character.digit(raw.charAt(i + 2), 16);
-        if (hi < 0 || lo < 0) {
-          return null;
-        }
-        out.write(hi * 16 + lo);
-        i += 2;
-      } else {
-        byte[] bytes = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
-        out.write(bytes, 0, bytes.length);
-      }
-    }
-    return out.toString(StandardCharsets.UTF_8);
   }
 
   /** Percent-encodes a value for use as one path segment in a link. */

@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Matches (method, decoded path segments) to handlers. Routes are tried in the order added, so
  * literal routes such as {@code /jobs/bulk} are added before {@code /jobs/{id}}. A path that some
- * route matches under another method is a 405; no match at all is a 404.
+ * route matches under another method is a 405; no match at all is a 404. A segment that cannot be
+ * decoded, in a path that some route matches, is a 400 naming the route's parameter there.
  */
 public final class Router {
   /** Handles one request; {@code params} are the values of the route's {@code {…}} segments. */
@@ -41,19 +42,29 @@ public final class Router {
   }
 
   public void route(Exchange exchange) {
-    List<String> segments = PathSegments.parse(exchange.request().path());
-    if (segments == null) {
+    PathSegments.Decoded path = PathSegments.parse(exchange.request().path());
+    if (path == null) {
       exchange.fail(HttpError.notFound());
       return;
     }
+    List<String> segments = path.segments();
     // The most literal pattern that matches owns the path: GET /jobs/bulk is a 405, not a
-    // lookup of a job whose id is "bulk".
+    // lookup of a job whose id is "bulk". A segment that cannot be decoded (null) matches
+    // parameters only.
     int fewestParams = Integer.MAX_VALUE;
+    Route owner = null;
     for (Route route : routes) {
       List<String> params = route.match(segments);
-      if (params != null) {
-        fewestParams = Math.min(fewestParams, params.size());
+      if (params != null && params.size() < fewestParams) {
+        fewestParams = params.size();
+        owner = route;
       }
+    }
+    if (owner != null && path.malformed() >= 0) {
+      String param = owner.pattern()[path.malformed()];
+      exchange.fail(new HttpError(400, "invalid path: " + path.problem() + " in `"
+          + param.substring(1, param.length() - 1) + "`", null));
+      return;
     }
     for (Route route : routes) {
       List<String> params = route.match(segments);
@@ -67,7 +78,6 @@ public final class Router {
         return;
       }
     }
-    boolean pathKnown = fewestParams != Integer.MAX_VALUE;
-    exchange.fail(pathKnown ? HttpError.methodNotAllowed() : HttpError.notFound());
+    exchange.fail(owner != null ? HttpError.methodNotAllowed() : HttpError.notFound());
   }
 }

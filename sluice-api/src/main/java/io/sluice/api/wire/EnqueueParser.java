@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 
 /**
  * Reads enqueue requests (API.md §8.2) straight from a JSON or MessagePack token stream, copying
- * each payload once into its canonical JSON form; no document tree is built for the job list.
+ * each payload once into its canonical JSON form; no document tree is built for the job list. The
+ * body passed {@link Bodies#checked} first, so every string in it is Unicode text.
  * Request-level checks follow the spec's order; every failure here is a 400, except features not
  * built yet, which are 422.
  */
@@ -49,8 +50,74 @@ public final class EnqueueParser {
     this.fields = new Fields(format, "");
   }
 
-  /** Opens a parser over a whole request body in this parser's format. */
-  public JsonParser open(byte[] body) {
+  /** Reads the body of a single enqueue ({@code POST /jobs}). */
+  public NewJob readOne(byte[] body, Supplier<JobId> ids) {
+    try (JsonParser tokens = open(body)) {
+      tokens.nextToken();
+      NewJob job = read(tokens, ids);
+      expectEnd(tokens);
+      return job;
+    } catch (IOException e) {
+      throw fields.error(String.valueOf(e.getMessage()));
+    }
+  }
+
+  /**
+   * Reads the body of a bulk enqueue ({@code POST /jobs/bulk}). Runs every job's request-level
+   * (400) checks before reporting any 422, so the error named is the first job's structural
+   * problem when there is one. Only the {@code jobs} field is read.
+   */
+  public List<NewJob> readBulk(byte[] body, Supplier<JobId> ids) {
+    List<NewJob> jobs = new ArrayList<>();
+    SluiceException firstUnprocessable = null;
+    boolean sawJobs = false;
+    try (JsonParser tokens = open(body)) {
+      if (tokens.nextToken() != JsonToken.START_OBJECT) {
+        throw fields.error("expected the request to be an object");
+      }
+      while (tokens.nextToken() == JsonToken.FIELD_NAME) {
+        String name = tokens.currentName();
+        JsonToken value = tokens.nextToken();
+        if (!name.equals("jobs")) {
+          tokens.skipChildren();
+          continue;
+        }
+        if (value != JsonToken.START_ARRAY) {
+          throw fields.error("`jobs` must be an array");
+        }
+        sawJobs = true;
+        for (int i = 0; tokens.nextToken() != JsonToken.END_ARRAY; i++) {
+          try {
+            jobs.add(read(tokens, ids));
+          } catch (SluiceException.Unprocessable e) {
+            // Raised after the whole job object was read, so the stream is already past it.
+            if (firstUnprocessable == null) {
+              firstUnprocessable = new SluiceException.Unprocessable(
+                  "jobs[" + i + "]: " + e.getMessage());
+            }
+          } catch (BodyException e) {
+            throw new BodyException("jobs[" + i + "]: " + e.getMessage());
+          } catch (SluiceException.InvalidRequest e) {
+            throw new SluiceException.InvalidRequest("jobs[" + i + "]: " + e.getMessage());
+          }
+        }
+      }
+      expectEnd(tokens);
+    } catch (JsonProcessingException e) {
+      throw BodyException.from(format, e);
+    } catch (IOException e) {
+      throw fields.error(String.valueOf(e.getMessage()));
+    }
+    if (!sawJobs) {
+      throw fields.error("missing field `jobs`");
+    }
+    if (firstUnprocessable != null) {
+      throw firstUnprocessable;
+    }
+    return jobs;
+  }
+
+  private JsonParser open(byte[] body) {
     try {
       return format.mapper().createParser(body);
     } catch (IOException e) {
@@ -63,7 +130,7 @@ public final class EnqueueParser {
    * bodies were already checked whole by {@link MsgpackValidator}, and its parser throws at the
    * end instead of returning null.
    */
-  public void expectEnd(JsonParser parser) throws IOException {
+  private void expectEnd(JsonParser parser) throws IOException {
     if (format == Format.JSON && parser.nextToken() != null) {
       throw fields.error("trailing content after the document");
     }
@@ -76,6 +143,9 @@ public final class EnqueueParser {
     } catch (JsonProcessingException e) {
       throw BodyException.from(format, e);
     } catch (IOException e) {
+      throw fields.error(String.valueOf(e.getMessage()));
+    } catch (NumberFormatException e) {
+      // A decimal whose exponent overflows (1e9999999999), met copying a payload exactly.
       throw fields.error(String.valueOf(e.getMessage()));
     }
   }

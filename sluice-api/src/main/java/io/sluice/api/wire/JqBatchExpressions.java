@@ -25,6 +25,7 @@ import net.thisptr.jackson.jq.exception.JsonQueryException;
 public final class JqBatchExpressions implements BatchExpressions {
   private static final Scope ROOT = rootScope();
   private static final int MAX_CACHED = 1024;
+  static final String RECURSION_TOO_DEEP = "recursion too deep";
   /**
    * The evaluator of this server: enqueue-time checks and the engine's folds run the same
    * expressions, so they share one cache of compiled ones.
@@ -126,6 +127,10 @@ public final class JqBatchExpressions implements BatchExpressions {
       throw new ExpressionFailure(String.valueOf(e.getMessage()), unknownFunction);
     } catch (RuntimeException e) {
       throw new ExpressionFailure(String.valueOf(e.getMessage()), false);
+    } catch (StackOverflowError e) {
+      // Recursion without end (def f: f; f). The stack has unwound to here, and the engine
+      // thread that folds must survive it.
+      throw new ExpressionFailure(RECURSION_TOO_DEEP, false);
     }
     return outputs;
   }

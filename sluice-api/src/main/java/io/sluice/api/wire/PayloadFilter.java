@@ -11,7 +11,8 @@ import net.thisptr.jackson.jq.exception.JsonQueryException;
 
 /**
  * The jq {@code filter} of job queries (API.md §4.7): a job matches when the expression yields at
- * least one truthy output for its payload; a runtime error means no match. Thread-safe.
+ * least one truthy output for its payload; a runtime error (a stack overflow included) means no
+ * match. Thread-safe.
  */
 public final class PayloadFilter {
   private static final Scope ROOT = rootScope();
@@ -42,6 +43,10 @@ public final class PayloadFilter {
       }
     } catch (RuntimeException e) {
       // Data-dependent failure on null input: not a compile error.
+    } catch (StackOverflowError e) {
+      // Recursion without end (def f: f; f) would overflow again on every payload scanned.
+      throw new SluiceException.InvalidRequest(
+          "invalid filter: " + JqBatchExpressions.RECURSION_TOO_DEEP);
     }
     return new PayloadFilter(expression, query);
   }
@@ -58,8 +63,8 @@ public final class PayloadFilter {
           truthy[0] = true;
         }
       });
-    } catch (JsonQueryException | RuntimeException e) {
-      return false;
+    } catch (JsonQueryException | RuntimeException | StackOverflowError e) {
+      return false; // a runtime error, deep recursion on this payload included, is no match
     }
     return truthy[0];
   }

@@ -302,6 +302,15 @@ class JqBatchExpressionsTest {
     }
 
     @Test
+    void recursionWithoutEndIsADryRunErrorNotAStackOverflow() {
+      assertThatThrownBy(() -> check("def f: f; f", "$new", "{}"))
+          .isInstanceOf(SluiceException.Unprocessable.class)
+          .hasMessage("batch dry-run: when: recursion too deep");
+      assertThatThrownBy(() -> check("true", "def f: 1 + f; f", "{}"))
+          .hasMessage("batch dry-run: fold: recursion too deep");
+    }
+
+    @Test
     void whenIsCheckedBeforeFold() {
       assertThatThrownBy(() -> check("(((", "{{{", "{}"))
           .hasMessageStartingWith("batch expression: when: ");

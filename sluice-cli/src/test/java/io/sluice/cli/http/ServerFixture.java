@@ -120,7 +120,7 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     }
   }
 
-  private static void deleteRecursively(Path root) throws IOException {
+  static void deleteRecursively(Path root) throws IOException {
     try (Stream<Path> paths = Files.walk(root)) {
       for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(path);
