@@ -47,6 +47,15 @@ public record HttpError(int status, String message, List<String> supported) {
     return new HttpError(500, "internal server error", null);
   }
 
+  static HttpError bodyTooLarge(long maxBodyBytes) {
+    return new HttpError(413, "request body exceeds the limit of " + maxBodyBytes + " bytes", null);
+  }
+
+  static HttpError bodyTimedOut(long timeoutMs) {
+    return new HttpError(408,
+        "request body timed out: nothing received for " + timeoutMs + " ms", null);
+  }
+
   public static HttpError notFound() {
     return new HttpError(404, "not found", null);
   }
