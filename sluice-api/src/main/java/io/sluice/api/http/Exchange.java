@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.HttpLimits;
 import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
@@ -31,9 +32,11 @@ public final class Exchange {
   }
 
   private final HttpServerRequest request;
+  private final HttpLimits limits;
 
-  public Exchange(HttpServerRequest request) {
+  public Exchange(HttpServerRequest request, HttpLimits limits) {
     this.request = request;
+    this.limits = limits;
   }
 
   public HttpServerRequest request() {
@@ -75,7 +78,7 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request).map(bytes -> bytes.length == 0
+    return BodyReader.read(request, limits).map(bytes -> bytes.length == 0
         ? Format.JSON.mapper().createObjectNode()
         : decode(format, checked(format, bytes)));
   }
@@ -96,7 +99,7 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request).map(bytes -> {
+    return BodyReader.read(request, limits).map(bytes -> {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
