@@ -7,11 +7,19 @@ package io.sluice.api;
  * @param heartbeatMs idle time after which a take stream gets a heartbeat frame
  * @param tls the primary listener's TLS files, or null for plain HTTP (and h2c)
  * @param adminTls the admin listener's, configured independently
+ * @param limits request size, timeouts and connection count, the same for both listeners
  */
 public record ApiConfig(
     String host, int port, boolean adminEnabled, String adminHost, int adminPort,
-    long heartbeatMs, int eventLoops, TlsSettings tls, TlsSettings adminTls) {
+    long heartbeatMs, int eventLoops, TlsSettings tls, TlsSettings adminTls, HttpLimits limits) {
   public static final long DEFAULT_HEARTBEAT_MS = 3000;
+
+  /** With the default HTTP limits. */
+  public ApiConfig(String host, int port, boolean adminEnabled, String adminHost, int adminPort,
+      long heartbeatMs, int eventLoops, TlsSettings tls, TlsSettings adminTls) {
+    this(host, port, adminEnabled, adminHost, adminPort, heartbeatMs, eventLoops, tls, adminTls,
+        HttpLimits.DEFAULTS);
+  }
 
   /** Both listeners on plain HTTP. */
   public ApiConfig(String host, int port, boolean adminEnabled, String adminHost, int adminPort,
@@ -31,6 +39,9 @@ public record ApiConfig(
     }
     if (eventLoops < 1) {
       throw new IllegalArgumentException("event loops must be at least 1");
+    }
+    if (limits == null) {
+      throw new IllegalArgumentException("HTTP limits are required");
     }
   }
 }

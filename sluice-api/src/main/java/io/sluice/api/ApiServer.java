@@ -1,6 +1,9 @@
 package io.sluice.api;
 
 import io.sluice.api.http.Exchange;
+import io.sluice.api.http.GuardedTransport;
+import io.sluice.api.http.HttpError;
+import io.sluice.api.http.InvalidRequests;
 import io.sluice.api.http.Router;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.JobIdGenerator;
@@ -44,9 +47,10 @@ public final class ApiServer implements AutoCloseable {
       StorageMaintenance maintenance, MaintenanceConfig maintenanceConfig, InstantSource clock,
       JobIdGenerator jobIds) {
     this.config = config;
-    this.vertx = Vertx.vertx(new VertxOptions()
-        .setEventLoopPoolSize(config.eventLoops())
-        .setPreferNativeTransport(true));
+    this.vertx = Vertx.builder()
+        .with(new VertxOptions().setEventLoopPoolSize(config.eventLoops()))
+        .withTransport(GuardedTransport.of(config.limits()))
+        .build();
     EngineGateway engine = new EngineGateway(loop);
     compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
     new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
@@ -76,8 +80,8 @@ public final class ApiServer implements AutoCloseable {
         .setHost(host)
         .setPort(port)
         .setTcpNoDelay(true)
-        .setMaxInitialLineLength(64 * 1024)
-        .setMaxHeaderSize(64 * 1024)
+        .setMaxInitialLineLength(InvalidRequests.MAX_REQUEST_LINE_BYTES)
+        .setMaxHeaderSize(InvalidRequests.MAX_HEADER_BYTES)
         .setCompressionSupported(false);
     if (tls == null) {
       options.setHttp2ClearTextEnabled(true);
@@ -85,7 +89,9 @@ public final class ApiServer implements AutoCloseable {
       TlsListener.configure(options, tls);
     }
     Future<HttpServer> bound = vertx.createHttpServer(options)
-        .requestHandler(request -> router.route(new Exchange(request)))
+        .requestHandler(request -> router.route(new Exchange(request, config.limits())))
+        .invalidRequestHandler(InvalidRequests::answer)
+        .exceptionHandler(HttpError::logConnectionFailure)
         .listen();
     try {
       HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

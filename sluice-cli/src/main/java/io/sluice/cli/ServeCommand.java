@@ -119,6 +119,8 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Mixin ServeTlsOptions tls = new ServeTlsOptions();
 
+  @Mixin ServeHttpOptions http = new ServeHttpOptions();
+
   @Option(names = "--warm-up-jobs", defaultValue = "${env:SLUICE_WARM_UP_JOBS:-10000}",
       description = "Jobs run through a throwaway in-process server before opening the ports,"
           + " so the first requests meet compiled code; 0 skips it.")
@@ -222,7 +224,7 @@ public final class ServeCommand implements Callable<Integer> {
           adminEnabled, adminHost, (int) parseLong(adminPort, "--admin-port", 0, 65535),
           Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
           Math.max(2, Runtime.getRuntime().availableProcessors()),
-          tls.primary(), adminTls(adminEnabled));
+          tls.primary(), adminTls(adminEnabled), http.limits());
       EngineLoop.CommitLimits commitLimits = new EngineLoop.CommitLimits(
           (int) parseLong(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
           (int) parseLong(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));

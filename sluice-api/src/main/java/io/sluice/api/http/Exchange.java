@@ -2,6 +2,7 @@ package io.sluice.api.http;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.HttpLimits;
 import io.sluice.api.wire.Bodies;
 import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.BufferOutputStream;
@@ -28,9 +29,11 @@ public final class Exchange {
   }
 
   private final HttpServerRequest request;
+  private final HttpLimits limits;
 
-  public Exchange(HttpServerRequest request) {
+  public Exchange(HttpServerRequest request, HttpLimits limits) {
     this.request = request;
+    this.limits = limits;
   }
 
   public HttpServerRequest request() {
@@ -65,7 +68,7 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request).map(bytes -> bytes.length == 0
+    return BodyReader.read(request, limits).map(bytes -> bytes.length == 0
         ? Format.JSON.mapper().createObjectNode()
         : Bodies.tree(format, Bodies.checked(format, bytes)));
   }
@@ -80,7 +83,7 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request).map(bytes -> {
+    return BodyReader.read(request, limits).map(bytes -> {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }

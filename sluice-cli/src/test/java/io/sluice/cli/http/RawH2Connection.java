@@ -9,11 +9,14 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -74,6 +77,22 @@ final class RawH2Connection implements AutoCloseable {
 
   /** Sends a request without a body and collects the response stream until it ends. */
   Exchange request(String method, String path) throws IOException {
+    return collect(sendHeaders(method, path, new DefaultHttp2Headers(), true));
+  }
+
+  /**
+   * Sends the headers of a request declaring a body of {@code contentLength} bytes, sends none of
+   * it, and collects the response stream until it ends.
+   */
+  Exchange requestDeclaring(String method, String path, long contentLength) throws IOException {
+    Http2Headers headers = new DefaultHttp2Headers()
+        .set("content-type", "application/json")
+        .set("content-length", Long.toString(contentLength));
+    return collect(sendHeaders(method, path, headers, false));
+  }
+
+  private int sendHeaders(String method, String path, Http2Headers extra, boolean endStream)
+      throws IOException {
     int streamId = nextStreamId;
     nextStreamId += 2;
     Http2Headers headers = new DefaultHttp2Headers()
@@ -81,19 +100,49 @@ final class RawH2Connection implements AutoCloseable {
         .scheme("http")
         .path(path)
         .authority("127.0.0.1:" + port);
+    headers.add(extra);
     ByteBuf block = Unpooled.buffer();
     try {
       encoder.encodeHeaders(streamId, headers, block);
       byte[] bytes = new byte[block.readableBytes()];
       block.readBytes(bytes);
-      writeFrame(HEADERS, FLAG_END_STREAM | FLAG_END_HEADERS, streamId, bytes);
+      writeFrame(HEADERS, (endStream ? FLAG_END_STREAM : 0) | FLAG_END_HEADERS, streamId, bytes);
       out.flush();
     } catch (Http2Exception e) {
       throw new IOException(e);
     } finally {
       block.release();
     }
-    return collect(streamId);
+    return streamId;
+  }
+
+  /**
+   * Whether the server ends the connection (GOAWAY or end of stream) within {@code timeout},
+   * answering its SETTINGS and PINGs meanwhile; false if it stays open that long.
+   */
+  boolean closedWithin(Duration timeout) throws IOException {
+    socket.setSoTimeout((int) timeout.toMillis());
+    try {
+      while (true) {
+        Frame frame = readFrame();
+        if (frame.type() == GOAWAY) {
+          return true;
+        }
+        if (frame.type() == SETTINGS && (frame.flags() & FLAG_ACK) == 0) {
+          writeFrame(SETTINGS, FLAG_ACK, 0, new byte[0]);
+          out.flush();
+        } else if (frame.type() == PING && (frame.flags() & FLAG_ACK) == 0) {
+          writeFrame(PING, FLAG_ACK, 0, frame.payload());
+          out.flush();
+        }
+      }
+    } catch (SocketTimeoutException e) {
+      return false;
+    } catch (EOFException e) {
+      return true;
+    } finally {
+      socket.setSoTimeout((int) ServerFixture.TIMEOUT.toMillis());
+    }
   }
 
   private Exchange collect(int streamId) throws IOException {

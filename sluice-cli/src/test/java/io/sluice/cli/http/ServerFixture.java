@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.api.ApiConfig;
+import io.sluice.api.HttpLimits;
 import io.sluice.api.wire.Format;
 import io.sluice.cli.SluiceServer;
 import io.sluice.engine.EngineConfig;
@@ -60,6 +61,7 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   private final EngineConfig engineConfig;
+  private final HttpLimits limits;
   private final HttpClient http;
   private Path dataDir;
   private SluiceServer server;
@@ -68,8 +70,9 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
   private Class<?> testClass;
   private Path ownTempDir;
 
-  private ServerFixture(EngineConfig engineConfig) {
+  private ServerFixture(EngineConfig engineConfig, HttpLimits limits) {
     this.engineConfig = engineConfig;
+    this.limits = limits;
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT)
@@ -78,7 +81,12 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
 
   /** A server for one test class, started and stopped by JUnit (see the class comment). */
   static ServerFixture perTestClass() {
-    return new ServerFixture(EngineConfig.defaults());
+    return perTestClass(HttpLimits.DEFAULTS);
+  }
+
+  /** The same, held to {@code limits}. */
+  static ServerFixture perTestClass(HttpLimits limits) {
+    return new ServerFixture(EngineConfig.defaults(), limits);
   }
 
   /** A server over {@code tempDir}, started now; the caller closes it. */
@@ -87,7 +95,16 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
   }
 
   static ServerFixture start(Path tempDir, EngineConfig engineConfig) {
-    ServerFixture fixture = new ServerFixture(engineConfig);
+    return start(tempDir, engineConfig, HttpLimits.DEFAULTS);
+  }
+
+  /** A server held to {@code limits}, started now; the caller closes it. */
+  static ServerFixture start(Path tempDir, HttpLimits limits) {
+    return start(tempDir, EngineConfig.defaults(), limits);
+  }
+
+  private static ServerFixture start(Path tempDir, EngineConfig engineConfig, HttpLimits limits) {
+    ServerFixture fixture = new ServerFixture(engineConfig, limits);
     fixture.dataDir = tempDir.resolve("data");
     fixture.server = fixture.boot();
     return fixture;
@@ -132,7 +149,7 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     return SluiceServer.start(
         new StoreConfig(dataDir, 64L << 20),
         engineConfig,
-        new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 2),
+        new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 2, null, null, limits),
         new EngineLoop.CommitModes(false, false),
         Clock.systemUTC());
   }

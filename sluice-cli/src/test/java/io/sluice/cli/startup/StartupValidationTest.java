@@ -79,7 +79,9 @@ class StartupValidationTest {
     "--complete-batch-size|many|invalid value for --complete-batch-size: 'many'",
     "--heartbeat-interval|3 parsecs|invalid duration for --heartbeat-interval: '3 parsecs'",
     "--cache-size|lots|invalid size for --cache-size: 'lots'",
-    "--default-commit-mode|sometimes|invalid value for --default-commit-mode: 'sometimes'"
+    "--default-commit-mode|sometimes|invalid value for --default-commit-mode: 'sometimes'",
+    "--max-body-size|32MiB|invalid value for --max-body-size: '32MiB'",
+    "--idle-timeout|0|invalid value for --idle-timeout: '0'"
   })
   void anUnparsableValueIsRefusedByName(String flag, String value, String message)
       throws Exception {

@@ -1,0 +1,420 @@
+package io.sluice.api.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.Http2Connection;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.sluice.api.HttpLimits;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds one connection to {@link HttpLimits}, from accept to close. It sits first in the
+ * pipeline (behind TLS) and sees every byte before Vert.x does:
+ *
+ * <ul>
+ *   <li>HTTP/1.1: {@link Http1Framing} follows the requests; a refused head never reaches the
+ *       decoder, and its JSON error is written here, in order, once the responses to the requests
+ *       before it are complete. Two helpers beside the codec see decoded requests (to ignore
+ *       {@code Upgrade: h2c}) and complete responses. A head must arrive within the header
+ *       timeout of its first byte and a body must not pause longer than the body timeout.
+ *   <li>HTTP/2 (prior knowledge or ALPN): passed through; idle means no open stream.
+ * </ul>
+ *
+ * <p>The idle timeout runs only while no request is in progress: from accept, or from the end of
+ * the last response with nothing more received. A take stream is a response in progress, so it
+ * is never idle, whatever its heartbeat interval.
+ *
+ * <p>Owned by the connection's event loop; every method runs there.
+ */
+final class ConnectionGuard extends ChannelInboundHandlerAdapter {
+  static final String NAME = "sluice-guard";
+  private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
+  private static final byte[] H2_PREFACE =
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  /** After an error answer, input is read and dropped this long so the client sees the answer. */
+  private static final long LINGER_MS = 2000;
+
+  private enum Mode { UNDECIDED, HTTP1, HTTP2, CLOSING }
+
+  /** What the connection is waiting for, and so which timeout applies. */
+  private enum Wait { NONE, IDLE, HEAD, BODY }
+
+  private final HttpLimits limits;
+  private ChannelHandlerContext ctx;
+  private Mode mode = Mode.UNDECIDED;
+  /** Leading bytes that matched the HTTP/2 preface while undecided. */
+  private int prefaceMatched;
+  private Http1Framing framing;
+  private Http2Connection http2;
+
+  /** HTTP/1.1 responses written in full (interim 1xx ones not counted). */
+  private long responsesCompleted;
+  /** Whether the response after the completed ones has begun. */
+  private boolean responseStarted;
+  private boolean informational;
+  /** A refused head's answer, waiting for the responses to the requests before it. */
+  private HttpError pending;
+
+  private Wait wait = Wait.NONE;
+  private long waitSinceNanos;
+  private long waitHeads;
+  private long waitResponses;
+  private DeadlineTimer timer;
+
+  ConnectionGuard(HttpLimits limits) {
+    this.limits = limits;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext context) {
+    this.ctx = context;
+    this.timer = new DeadlineTimer(context.executor(), this::expire);
+    refresh(System.nanoTime(), false);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext context) {
+    mode = Mode.CLOSING;
+    timer.cancel();
+    context.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext context, Object msg) {
+    if (!(msg instanceof ByteBuf buf)) {
+      context.fireChannelRead(msg);
+      return;
+    }
+    switch (mode) {
+      case CLOSING -> buf.release();
+      case HTTP1 -> http1(buf, 0);
+      case HTTP2 -> {
+        context.fireChannelRead(buf);
+        watchHttp2();
+      }
+      case UNDECIDED -> decide(buf);
+      default -> throw new IllegalStateException("mode " + mode);
+    }
+  }
+
+  /**
+   * Learns the protocol from ALPN, or on cleartext from whether the bytes are the HTTP/2
+   * preface. On cleartext, Vert.x learns it from the same bytes and builds its HTTP/1.1 pipeline
+   * on the first byte that differs, so only the bytes up to that one are passed before the
+   * helpers are added beside the codec: no request is decoded without them.
+   */
+  private void decide(ByteBuf buf) {
+    SslHandler tls = ctx.pipeline().get(SslHandler.class);
+    if (tls != null) {
+      if ("h2".equals(tls.applicationProtocol())) {
+        startHttp2(buf);
+      } else {
+        startHttp1();
+        http1(buf, 0);
+      }
+      return;
+    }
+    int matchedBefore = prefaceMatched;
+    int i = buf.readerIndex();
+    while (i < buf.writerIndex() && prefaceMatched < H2_PREFACE.length
+        && buf.getByte(i) == H2_PREFACE[prefaceMatched]) {
+      i++;
+      prefaceMatched++;
+    }
+    if (prefaceMatched == H2_PREFACE.length) {
+      startHttp2(buf);
+    } else if (i == buf.writerIndex()) {
+      ctx.fireChannelRead(buf);
+      refresh(System.nanoTime(), false);
+    } else {
+      int decided = i + 1 - buf.readerIndex();
+      ctx.fireChannelRead(buf.retainedSlice(buf.readerIndex(), decided));
+      startHttp1();
+      if (matchedBefore > 0) {
+        framing.feed(Unpooled.wrappedBuffer(H2_PREFACE), 0, matchedBefore);
+      }
+      http1(buf, decided);
+    }
+  }
+
+  private void startHttp1() {
+    mode = Mode.HTTP1;
+    framing = new Http1Framing(limits.maxBodyBytes());
+    ChannelPipeline pipeline = ctx.pipeline();
+    ChannelHandlerContext decoder = pipeline.context(HttpRequestDecoder.class);
+    ChannelHandlerContext encoder = pipeline.context(HttpResponseEncoder.class);
+    if (decoder == null || encoder == null) {
+      throw new IllegalStateException("no HTTP/1.1 codec in " + pipeline.names());
+    }
+    pipeline.addAfter(decoder.name(), NAME + "-requests", new RequestFilter());
+    pipeline.addAfter(encoder.name(), NAME + "-responses", new ResponseWatch());
+  }
+
+  /**
+   * Lets the framing check {@code buf} and passes on what it accepted, except the first
+   * {@code alreadyPassed} bytes.
+   */
+  private void http1(ByteBuf buf, int alreadyPassed) {
+    int from = buf.readerIndex();
+    int to = buf.writerIndex();
+    int stop = framing.feed(buf, from, to);
+    if (stop == to && alreadyPassed == 0) {
+      ctx.fireChannelRead(buf);
+    } else {
+      int passFrom = from + alreadyPassed;
+      if (stop > passFrom) {
+        ctx.fireChannelRead(buf.retainedSlice(passFrom, stop - passFrom));
+      }
+      buf.release();
+    }
+    if (mode != Mode.HTTP1) {
+      return;
+    }
+    if (framing.refusal() != null) {
+      refuse(framing.refusal(), framing.refusedInBody());
+    } else {
+      refresh(System.nanoTime(), true);
+    }
+  }
+
+  private void startHttp2(ByteBuf buf) {
+    mode = Mode.HTTP2;
+    ctx.fireChannelRead(buf);
+    watchHttp2();
+  }
+
+  /** Follows the open streams once Vert.x has built its HTTP/2 handler. */
+  private void watchHttp2() {
+    if (http2 != null || mode != Mode.HTTP2) {
+      return;
+    }
+    Http2ConnectionHandler handler = ctx.pipeline().get(Http2ConnectionHandler.class);
+    if (handler == null) {
+      return;
+    }
+    http2 = handler.connection();
+    http2.addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamActive(Http2Stream stream) {
+        refresh(System.nanoTime(), false);
+      }
+
+      @Override
+      public void onStreamClosed(Http2Stream stream) {
+        // The closing stream may still be counted as active while its listeners run.
+        ctx.executor().execute(() -> refresh(System.nanoTime(), false));
+      }
+    });
+    refresh(System.nanoTime(), false);
+  }
+
+  /**
+   * Answers a refused request: a refused head once every request before it is answered (so the
+   * answers stay in order), a refused body at once unless its response has begun, in which case
+   * the connection is only closed. Nothing more is read from the client.
+   */
+  private void refuse(HttpError error, boolean inBody) {
+    mode = Mode.CLOSING;
+    timer.cancel();
+    long heads = framing.headsCompleted();
+    LOG.debug("refusing a request from {}: {} {}", ctx.channel().remoteAddress(), error.status(),
+        error.message());
+    if (inBody) {
+      if (responsesCompleted == heads - 1 && !responseStarted) {
+        answer(error);
+      } else {
+        ctx.channel().close();
+      }
+    } else if (responsesCompleted >= heads) {
+      answer(error);
+    } else {
+      pending = error;
+    }
+  }
+
+  private void responseComplete() {
+    responsesCompleted++;
+    responseStarted = false;
+    if (pending != null && responsesCompleted >= framing.headsCompleted()) {
+      HttpError error = pending;
+      pending = null;
+      answer(error);
+    } else {
+      refresh(System.nanoTime(), false);
+    }
+  }
+
+  /**
+   * Writes {@code error} as a JSON response, bypassing the HTTP encoder, then ends the output
+   * and drops further input for a moment before closing: closing at once while the client is
+   * still sending would reset the connection and could destroy the answer before it is read.
+   */
+  private void answer(HttpError error) {
+    Channel channel = ctx.channel();
+    channel.config().setAutoRead(true);
+    ctx.writeAndFlush(errorResponse(error)).addListener(written -> {
+      if (channel instanceof DuplexChannel duplex && written.isSuccess()) {
+        duplex.shutdownOutput();
+        ctx.executor().schedule(() -> channel.close(), LINGER_MS, TimeUnit.MILLISECONDS);
+      } else {
+        channel.close();
+      }
+    });
+  }
+
+  private static ByteBuf errorResponse(HttpError error) {
+    byte[] body = error.json();
+    String head = "HTTP/1.1 " + error.status() + " "
+        + HttpResponseStatus.valueOf(error.status()).reasonPhrase() + "\r\n"
+        + "Content-Type: application/json\r\n"
+        + "Content-Length: " + body.length + "\r\n"
+        + "Connection: close\r\n\r\n";
+    return Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII), body);
+  }
+
+  // ---- timeouts ------------------------------------------------------------------------------
+
+  private Wait currentWait() {
+    return switch (mode) {
+      case CLOSING -> Wait.NONE;
+      case UNDECIDED -> prefaceMatched > 0 ? Wait.HEAD : Wait.IDLE;
+      case HTTP2 -> http2 == null || http2.numActiveStreams() == 0 ? Wait.IDLE : Wait.NONE;
+      case HTTP1 -> {
+        long heads = framing.headsCompleted();
+        yield switch (framing.phase()) {
+          case BETWEEN -> responsesCompleted >= heads ? Wait.IDLE : Wait.NONE;
+          case HEAD -> responsesCompleted >= heads ? Wait.HEAD : Wait.NONE;
+          case BODY -> responsesCompleted >= heads - 1 ? Wait.BODY : Wait.NONE;
+        };
+      }
+    };
+  }
+
+  private long timeoutMs(Wait what) {
+    return switch (what) {
+      case IDLE -> limits.idleTimeoutMs();
+      case HEAD -> limits.headerReadTimeoutMs();
+      case BODY -> limits.bodyReadTimeoutMs();
+      case NONE -> throw new IllegalArgumentException("no timeout while waiting for nothing");
+    };
+  }
+
+  /**
+   * Restarts the clock when the connection starts waiting for something else (another head, or
+   * idle after another response) or, inside a body, when bytes arrived; then makes sure a timer
+   * fires by the deadline.
+   */
+  private void refresh(long nowNanos, boolean bytesArrived) {
+    Wait next = currentWait();
+    long heads = framing == null ? 0 : framing.headsCompleted();
+    if (next != wait || heads != waitHeads || responsesCompleted != waitResponses
+        || (next == Wait.BODY && bytesArrived)) {
+      wait = next;
+      waitSinceNanos = nowNanos;
+      waitHeads = heads;
+      waitResponses = responsesCompleted;
+    }
+    if (wait != Wait.NONE) {
+      timer.fireBy(deadlineNanos(), nowNanos);
+    }
+  }
+
+  private long deadlineNanos() {
+    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs(wait));
+    return waitSinceNanos + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+  }
+
+  private void expire() {
+    if (!ctx.channel().isActive()) {
+      return;
+    }
+    long now = System.nanoTime();
+    refresh(now, false);
+    if (wait == Wait.NONE || deadlineNanos() - now > 0) {
+      return;
+    }
+    switch (wait) {
+      case IDLE -> {
+        LOG.debug("closing a connection from {} idle for {} ms", ctx.channel().remoteAddress(),
+            limits.idleTimeoutMs());
+        ctx.channel().close();
+      }
+      case HEAD -> {
+        LOG.debug("dropping a connection from {}: request head not received within {} ms",
+            ctx.channel().remoteAddress(), limits.headerReadTimeoutMs());
+        mode = Mode.CLOSING;
+        ctx.channel().close();
+      }
+      case BODY -> refuse(HttpError.bodyTimedOut(limits.bodyReadTimeoutMs()), true);
+      default -> throw new IllegalStateException("wait " + wait);
+    }
+  }
+
+  // ---- helpers beside the HTTP/1.1 codec -----------------------------------------------------
+
+  /**
+   * Sees each decoded request head. An {@code Upgrade: h2c} offer is removed, so the connection
+   * stays HTTP/1.1 (a server may ignore Upgrade); a head the decoder refused is answered by
+   * Vert.x, which then closes the connection, so the guard stops reading. Once the connection is
+   * closing, what the decoder still makes of the truncated input never reaches Vert.x.
+   */
+  private final class RequestFilter extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object msg) {
+      if (mode == Mode.CLOSING) {
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (msg instanceof HttpRequest request) {
+        if (request.decoderResult().isFailure()) {
+          mode = Mode.CLOSING;
+          timer.cancel();
+        } else {
+          String upgrade = request.headers().get(HttpHeaderNames.UPGRADE);
+          if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("h2c")) {
+            request.headers().remove(HttpHeaderNames.UPGRADE);
+          }
+        }
+      }
+      context.fireChannelRead(msg);
+    }
+  }
+
+  /** Sees each response Vert.x writes, to know when one is complete. */
+  private final class ResponseWatch extends ChannelOutboundHandlerAdapter {
+    @Override
+    public void write(ChannelHandlerContext context, Object msg, ChannelPromise promise) {
+      if (msg instanceof HttpResponse response) {
+        informational = response.status().code() < 200;
+        responseStarted |= !informational;
+      }
+      boolean completes = msg instanceof LastHttpContent && !informational;
+      context.write(msg, promise);
+      if (completes && (mode == Mode.HTTP1 || pending != null)) {
+        responseComplete();
+      }
+    }
+  }
+}

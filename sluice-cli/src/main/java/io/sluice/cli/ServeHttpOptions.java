@@ -1,0 +1,93 @@
+package io.sluice.cli;
+
+import io.sluice.api.HttpLimits;
+import picocli.CommandLine.Option;
+
+/**
+ * The HTTP limit and timeout flags of {@code sluice serve}, mixed into {@link ServeCommand} and
+ * checked with the other start-up checks, before anything is opened or bound. They apply to each
+ * listener alike.
+ */
+final class ServeHttpOptions {
+  @Option(names = "--max-body-size", paramLabel = "<SIZE>",
+      defaultValue = "${env:SLUICE_MAX_BODY_SIZE:-256MiB}",
+      description = "Largest request body accepted, from 64MiB to 1GiB; a larger one is answered"
+          + " 413 (default: ${DEFAULT-VALUE}).")
+  String maxBodySize;
+
+  @Option(names = "--header-read-timeout", paramLabel = "<DURATION>",
+      defaultValue = "${env:SLUICE_HEADER_READ_TIMEOUT:-10s}",
+      description = "A request head not received in full within this time of its first byte is"
+          + " dropped (default: ${DEFAULT-VALUE}).")
+  String headerReadTimeout;
+
+  @Option(names = "--idle-timeout", paramLabel = "<DURATION>",
+      defaultValue = "${env:SLUICE_IDLE_TIMEOUT:-60s}",
+      description = "A connection with no request in progress for this long is closed; open take"
+          + " streams are never idle (default: ${DEFAULT-VALUE}).")
+  String idleTimeout;
+
+  @Option(names = "--body-read-timeout", paramLabel = "<DURATION>",
+      defaultValue = "${env:SLUICE_BODY_READ_TIMEOUT:-30s}",
+      description = "A request body that receives nothing for this long is answered 408"
+          + " (default: ${DEFAULT-VALUE}).")
+  String bodyReadTimeout;
+
+  @Option(names = "--max-connections", paramLabel = "<N>",
+      defaultValue = "${env:SLUICE_MAX_CONNECTIONS:-10000}",
+      description = "Open connections per listener; further ones are closed at once"
+          + " (default: ${DEFAULT-VALUE}).")
+  String maxConnections;
+
+  /**
+   * The limits these flags give.
+   *
+   * @throws ServeCommand.StartupException naming the flag at fault
+   */
+  HttpLimits limits() {
+    return new HttpLimits(maxBodyBytes(), timeoutMs(headerReadTimeout, "--header-read-timeout"),
+        timeoutMs(idleTimeout, "--idle-timeout"), timeoutMs(bodyReadTimeout, "--body-read-timeout"),
+        connections());
+  }
+
+  private long maxBodyBytes() {
+    long bytes;
+    try {
+      bytes = Sizes.parseBytes(maxBodySize, "--max-body-size");
+    } catch (IllegalArgumentException e) {
+      throw new ServeCommand.StartupException(e.getMessage());
+    }
+    if (bytes < HttpLimits.MIN_BODY_BYTES_REQUIRED || bytes > HttpLimits.MAX_BODY_BYTES_SUPPORTED) {
+      throw new ServeCommand.StartupException("invalid value for --max-body-size: '" + maxBodySize
+          + "' (expected from 64MiB, the body size the API must accept, to 1GiB)");
+    }
+    return bytes;
+  }
+
+  private static long timeoutMs(String value, String option) {
+    long ms;
+    try {
+      ms = Durations.parseMs(value, option);
+    } catch (IllegalArgumentException e) {
+      throw new ServeCommand.StartupException(e.getMessage());
+    }
+    if (ms < 1) {
+      throw new ServeCommand.StartupException("invalid value for " + option + ": '" + value
+          + "' (expected a duration of at least 1ms)");
+    }
+    return ms;
+  }
+
+  private int connections() {
+    try {
+      int connections = Integer.parseInt(maxConnections.trim());
+      if (connections >= 1) {
+        return connections;
+      }
+    } catch (NumberFormatException e) {
+      // Reported below.
+    }
+    throw new ServeCommand.StartupException("invalid value for --max-connections: '"
+        + maxConnections + "' (expected an integer from 1 to " + Integer.MAX_VALUE + ")");
+  }
+}
