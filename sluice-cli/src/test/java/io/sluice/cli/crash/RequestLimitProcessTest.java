@@ -43,7 +43,9 @@ class RequestLimitProcessTest {
       assertThat(answer.text())
           .endsWith("{\"error\":\"request body exceeds the limit of 268435456 bytes\"}");
       assertThat(answer.after()).isLessThan(Duration.ofSeconds(1));
-      assertThat(rssKb(server.pid()) - rssBeforeKb).as("RSS growth in kB").isLessThan(8 * 1024);
+      // Far below the 200 MiB pushed: a JVM's RSS moves by a few MiB on its own (JIT, pools).
+      assertThat(rssKb(server.pid()) - rssBeforeKb).as("RSS growth in kB")
+          .isLessThan(48 * 1024);
       assertThat(server.get("/health").statusCode()).isEqualTo(200);
     } finally {
       server.forceStop();
