@@ -176,10 +176,10 @@ class HttpLimitsHttpTest {
           .getBytes(StandardCharsets.US_ASCII);
       try (RawHttp connection = RawHttp.connect(server.port())) {
         connection.send(enqueueHead("Content-Length: " + body.length));
-        // Six parts 150 ms apart: longer than the body timeout in all, never silent that long.
+        // Six parts 100 ms apart: longer than the body timeout in all, never silent that long.
         int part = body.length / 6 + 1;
         for (int from = 0; from < body.length; from += part) {
-          Thread.sleep(150);
+          Thread.sleep(100);
           connection.send(Arrays.copyOfRange(body, from,
               Math.min(body.length, from + part)));
         }
