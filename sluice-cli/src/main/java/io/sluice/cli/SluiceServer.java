@@ -12,6 +12,7 @@ import io.sluice.engine.store.Mutation;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
+import java.time.ZoneId;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -49,7 +50,8 @@ public final class SluiceServer implements AutoCloseable {
     EngineLoop loop = null;
     try {
       JobIdGenerator jobIds = new JobIdGenerator();
-      Engine engine = new Engine(engineConfig, JqBatchExpressions.SHARED, jobIds);
+      Engine engine = new Engine(engineConfig, JqBatchExpressions.SHARED, jobIds,
+          ZoneId.systemDefault());
       long recoveredAtMs = clock.millis();
       AtomicInteger recovered = new AtomicInteger();
       store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));

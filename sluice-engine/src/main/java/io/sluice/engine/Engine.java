@@ -27,6 +27,7 @@ import io.sluice.engine.schedule.DeadlineIndex;
 import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -85,11 +86,19 @@ public final class Engine {
     this(config, batchExpressions, new JobIdGenerator());
   }
 
+  /** An engine whose cron groups without a time zone run on UTC. */
+  public Engine(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds) {
+    this(config, batchExpressions, jobIds, ZoneOffset.UTC);
+  }
+
   /**
    * {@code jobIds} must be the generator the API gives enqueued jobs too, so that ids made by
    * cron fires and by requests in the same millisecond still sort in creation order.
+   * {@code cronDefaultZone} is the zone of cron groups that name none; the server passes the
+   * machine's, chosen at the edge so that the engine itself never reads it.
    */
-  public Engine(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds) {
+  public Engine(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds,
+      ZoneId cronDefaultZone) {
     this.config = config;
     this.batchExpressions = batchExpressions;
     this.dispatcher = new Dispatcher(ready, config.globalInFlightLimit());
@@ -121,7 +130,7 @@ public final class Engine {
       public void writeFired(Mutation mutation) {
         turn.enqueueWrite(mutation);
       }
-    }, budgets, ZoneId.systemDefault(), jobIds);
+    }, budgets, cronDefaultZone, jobIds);
   }
 
   /** Changes one queued job's bindings; answers the job without payload. */

@@ -7,7 +7,10 @@ import static io.sluice.engine.CronFixture.template;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.Mutation;
+import java.time.ZoneOffset;
+import java.util.TimeZone;
 import org.junit.jupiter.api.Test;
 
 /** Cron firing wired into the engine: turns, timers, budgets and reset. */
@@ -32,6 +35,23 @@ class EngineCronTest {
         .satisfies(job -> assertThat(job.readyAtMs()).isEqualTo(T0 + 800));
     assertThat(turn.mutations()).filteredOn(Mutation.PutCronGroup.class::isInstance).hasSize(1);
     assertThat(engine.nextDeadlineMs()).isEqualTo(T0 + 1800);
+  }
+
+  @Test
+  void aGroupWithoutATimeZoneRunsInTheZoneTheEngineWasGivenNotTheMachines() {
+    TimeZone machine = TimeZone.getDefault();
+    try {
+      TimeZone.setDefault(TimeZone.getTimeZone("Pacific/Kiritimati"));
+      Engine utc = new Engine(EngineConfig.defaults(), BatchExpressions.NONE,
+          new JobIdGenerator(), ZoneOffset.UTC);
+
+      utc.crons().putGroup("daily", group(entry("midnight", "0 0 * * *")), T0);
+      utc.takeTurn();
+
+      assertThat(utc.nextDeadlineMs()).isEqualTo(at("2024-01-16T00:00:00Z"));
+    } finally {
+      TimeZone.setDefault(machine);
+    }
   }
 
   @Test
