@@ -1,4 +1,4 @@
-package io.sluice.store.rocks;
+package io.sluice.engine.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -13,40 +13,46 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
-import io.sluice.engine.store.CommitBatch;
-import io.sluice.engine.store.Mutation;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** The RocksDB job store on a real database in a temporary directory; nothing is mocked. */
-class RocksJobStoreTest {
+/**
+ * What every {@link JobStore} must do, stated through the interface alone. An implementation's
+ * test extends this class and supplies {@link #open()} and {@link #reopen()}; each test gets a
+ * store over empty data, and closes it at the end.
+ */
+public abstract class JobStoreContract {
   private static final long T0 = 1_700_000_000_000L;
 
-  @TempDir Path dataDir;
-
   private final JobIdGenerator ids = new JobIdGenerator();
-  private RocksJobStore store;
+  private JobStore store;
+
+  /** A new store over empty data; called once before each test. */
+  protected abstract JobStore open();
+
+  /**
+   * Closes the store last returned by {@link #open()} or {@code reopen()}, and returns a new one
+   * over the same data, as a restarted server would open it.
+   */
+  protected abstract JobStore reopen();
 
   @BeforeEach
-  void open() {
-    store = new RocksJobStore(new StoreConfig(dataDir, 8L << 20));
+  void openStore() {
+    store = open();
   }
 
   @AfterEach
-  void close() {
+  void closeStore() {
     store.close();
   }
 
-  private void reopen() {
-    store.close();
-    store = new RocksJobStore(new StoreConfig(dataDir, 8L << 20));
+  private void restart() {
+    store = reopen();
   }
 
   private void commit(Mutation... mutations) {
@@ -91,7 +97,7 @@ class RocksJobStoreTest {
       JobSnapshot full = jobWithEveryField(ids.next(T0));
       commit(new Mutation.PutJob(plain), new Mutation.PutJob(full));
 
-      reopen();
+      restart();
 
       assertThat(scan()).containsExactly(plain, full);
     }
@@ -111,7 +117,7 @@ class RocksJobStoreTest {
       commit(new Mutation.PutJob(onlyRetryLimit), new Mutation.PutJob(onlyCompletedRetention),
           new Mutation.PutJob(onlyDeadRetentionAndBackoff));
 
-      reopen();
+      restart();
 
       assertThat(scan())
           .containsExactly(onlyRetryLimit, onlyCompletedRetention, onlyDeadRetentionAndBackoff);
@@ -135,7 +141,7 @@ class RocksJobStoreTest {
 
       JobSnapshot completed = ready.withStatus(JobStatus.COMPLETED);
       store.commit(new CommitBatch(List.of(new Mutation.PutJob(completed)), true));
-      reopen();
+      restart();
 
       assertThat(scan()).containsExactly(completed);
     }
@@ -154,7 +160,7 @@ class RocksJobStoreTest {
       commit(new Mutation.PutJob(plainJob(id)),
           new Mutation.PutPayload(id, utf8("{\"to\":\"ada@example.com\"}")));
 
-      reopen();
+      restart();
 
       assertThat(store.readPayload(id)).asString(StandardCharsets.UTF_8)
           .isEqualTo("{\"to\":\"ada@example.com\"}");
@@ -185,7 +191,7 @@ class RocksJobStoreTest {
         mutations.add(new Mutation.PutError(after, error(attempt)));
       }
       store.commit(new CommitBatch(mutations, true));
-      reopen();
+      restart();
     }
 
     @Test
@@ -246,7 +252,7 @@ class RocksJobStoreTest {
           "at Mailer.send(Mailer.java:42)\n\tat Worker.run", T0, T0 + 5);
       commit(new Mutation.PutError(failing, full));
 
-      reopen();
+      restart();
 
       assertThat(store.readError(failing, 1)).isEqualTo(full);
     }
@@ -264,7 +270,7 @@ class RocksJobStoreTest {
           new Mutation.PutError(kept, error(1)));
 
       commit(new Mutation.DeleteJob(doomed, 2));
-      reopen();
+      restart();
 
       assertThat(scan()).extracting(JobSnapshot::id).containsExactly(kept);
       assertThat(store.readPayload(doomed)).isNull();
@@ -300,7 +306,7 @@ class RocksJobStoreTest {
       h.dispatch();
       h.fail(retried.id(), EngineHarness.failure("timeout"));
       store.commit(new CommitBatch(h.mutations(), true));
-      reopen();
+      restart();
 
       Engine restarted = new Engine(EngineConfig.defaults());
       store.scanJobs(job -> restarted.recover(job, h.nowMs()));
