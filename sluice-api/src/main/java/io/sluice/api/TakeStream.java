@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TakeStream implements JobSink {
   private static final Logger LOG = LoggerFactory.getLogger(TakeStream.class);
+  /** About how many bytes of one delivery are encoded and written at a time. */
+  static final int PIECE_BYTES = 1 << 20;
 
   private final Vertx vertx;
   private final Context context;
@@ -92,12 +94,22 @@ final class TakeStream implements JobSink {
   }
 
   private void write(List<JobSnapshot> jobs) {
+    writeFrom(jobs, 0);
+  }
+
+  /**
+   * Writes the delivery from job {@code from} on, in pieces of about {@link #PIECE_BYTES}: the
+   * next piece is encoded (its payloads read from the store if need be) only once the previous
+   * one is in the socket, so a delivery of large jobs never sits whole in the server's memory.
+   */
+  private void writeFrom(List<JobSnapshot> jobs, int from) {
     if (closed) {
       return;
     }
-    Buffer frames;
+    Buffer frames = Buffer.buffer(Math.min(PIECE_BYTES, (jobs.size() - from) * 320));
+    int next;
     try {
-      frames = encode(jobs);
+      next = encode(jobs, from, frames);
     } catch (IOException | RuntimeException e) {
       // The jobs are in flight on this stream and can no longer reach it: end the stream so
       // that they are requeued instead of waiting for the client to hang up.
@@ -112,8 +124,15 @@ final class TakeStream implements JobSink {
     }
     lastWriteMs = System.currentTimeMillis();
     // Reported once the frames are in the socket, not merely queued in the server: a worker
-    // that stops reading then holds what the kernel took plus this one delivery.
-    response.write(frames).onComplete(done -> reportWritten());
+    // that stops reading then holds what the kernel took plus this one delivery. A failed write
+    // means the stream is ending, and its close requeues the jobs.
+    response.write(frames).onSuccess(done -> {
+      if (next == jobs.size()) {
+        reportWritten();
+      } else {
+        writeFrom(jobs, next);
+      }
+    });
   }
 
   private void reportWritten() {
@@ -127,15 +146,17 @@ final class TakeStream implements JobSink {
   }
 
   /**
-   * Frames every job of one delivery into a single buffer, so the socket sees one write. JSON
-   * framings share one generator per delivery; MessagePack needs one per job, because its
-   * generator encodes a root value only when it closes.
+   * Frames jobs from {@code from} on into {@code frames} until it holds {@link #PIECE_BYTES} or
+   * the delivery ends, so the socket sees one write per piece; returns the index of the first job
+   * left out. JSON framings share one generator per piece; MessagePack needs one per job, because
+   * its generator encodes a root value only when it closes.
    */
-  private Buffer encode(List<JobSnapshot> jobs) throws IOException {
-    Buffer frames = Buffer.buffer(jobs.size() * 320);
+  private int encode(List<JobSnapshot> jobs, int from, Buffer frames) throws IOException {
     BufferOutputStream out = new BufferOutputStream(frames);
+    int next = from;
     if (format == StreamFormat.MSGPACK) {
-      for (JobSnapshot job : jobs) {
+      while (next < jobs.size() && frames.length() < PIECE_BYTES) {
+        JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
         if (payload != null) {
           int lengthAt = frames.length();
@@ -146,11 +167,12 @@ final class TakeStream implements JobSink {
           frames.setInt(lengthAt, frames.length() - lengthAt - 4);
         }
       }
-      return frames;
+      return next;
     }
     try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(out)) {
       gen.setRootValueSeparator(null);
-      for (JobSnapshot job : jobs) {
+      while (next < jobs.size() && pending(gen, frames) < PIECE_BYTES) {
+        JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
         if (payload == null) {
           continue;
@@ -162,7 +184,12 @@ final class TakeStream implements JobSink {
         gen.writeRaw(format == StreamFormat.SSE ? "\n\n" : "\n");
       }
     }
-    return frames;
+    return next;
+  }
+
+  /** Bytes framed so far: what reached the buffer plus what the generator still holds. */
+  private static long pending(JsonGenerator gen, Buffer frames) {
+    return frames.length() + gen.getOutputBuffered();
   }
 
   /** The payload to send, or null when the job was deleted since its dispatch. */

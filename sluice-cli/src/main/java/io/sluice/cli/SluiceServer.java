@@ -67,7 +67,8 @@ public final class SluiceServer implements AutoCloseable {
       engine.recoverRequeuedClaims();
       store.scanPointers(Mutation.Pointer.OPEN_BATCH,
           (key, job) -> engine.recoverOpenBatch(key, job, store.readPayload(job)));
-      LOG.info("recovered {} stored jobs in {} ms (store opened in {} ms, jobs read in {} ms)",
+      LOG.info("recovered {} stored jobs in {} ms (store opened, budgets and crons read in {} ms;"
+          + " jobs read in {} ms)",
           recovered.get(), millisSince(openStartedNanos),
           (scanStartedNanos - openStartedNanos) / 1_000_000,
           (scannedNanos - scanStartedNanos) / 1_000_000);

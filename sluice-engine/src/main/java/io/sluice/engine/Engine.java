@@ -211,7 +211,9 @@ public final class Engine {
    */
   public void expectRecoveredJobs(long expectedJobs) {
     if (jobs.isEmpty() && expectedJobs > 0) {
-      jobs = new HashMap<>((int) Math.min(1 << 28, expectedJobs * 4 / 3 + 16));
+      // Only a hint: the estimate counts rewritten records again until compaction, so it is
+      // capped (16M jobs, a 64 MiB table); beyond that the map grows as usual.
+      jobs = new HashMap<>((int) Math.min(1 << 24, expectedJobs * 4 / 3 + 16));
     }
   }
 

@@ -23,19 +23,27 @@ import java.util.concurrent.TimeUnit;
  * body read timeout fails here with a 408.
  */
 final class BodyReader {
-  /** Larger declared lengths are not trusted for an up-front allocation. */
-  private static final int MAX_PRESIZE = 64 << 20;
+  /**
+   * The most allocated for a declared length before any of the body has arrived: a client that
+   * declares 64 MiB and then trickles must not hold 64 MiB of heap per connection. A larger body
+   * grows to its declared length once this much has actually arrived.
+   */
+  private static final int MAX_PRESIZE = 1 << 20;
   private static final int DEFAULT_CAPACITY = 1024;
 
   private final long maxBytes;
+  /** The declared Content-Length, or -1. */
+  private final long declared;
   private final Promise<byte[]> done = Promise.promise();
   /** Null once the body has been refused. */
   private byte[] bytes;
   private int length;
   private long lastChunkNanos = System.nanoTime();
 
-  private BodyReader(int capacity, long maxBytes) {
-    this.bytes = new byte[capacity];
+  private BodyReader(long declared, long maxBytes) {
+    this.bytes = new byte[declared >= 0 && declared <= MAX_PRESIZE
+        ? (int) declared : declared > MAX_PRESIZE ? MAX_PRESIZE : DEFAULT_CAPACITY];
+    this.declared = declared;
     this.maxBytes = maxBytes;
   }
 
@@ -47,9 +55,7 @@ final class BodyReader {
       return Future.failedFuture(new HttpError.Rejection(
           HttpError.bodyTooLarge(limits.maxBodyBytes())));
     }
-    BodyReader reader = new BodyReader(
-        declared >= 0 && declared <= MAX_PRESIZE ? (int) declared : DEFAULT_CAPACITY,
-        limits.maxBodyBytes());
+    BodyReader reader = new BodyReader(declared, limits.maxBodyBytes());
     request.handler(reader::append);
     request.exceptionHandler(reader.done::tryFail);
     request.endHandler(v -> {
@@ -87,7 +93,9 @@ final class BodyReader {
       return;
     }
     if (length + n > bytes.length) {
-      long grown = Math.min(Math.max((long) bytes.length * 2, (long) length + n), maxBytes);
+      // A declared length is trusted once the body has arrived past the first allocation.
+      long wanted = declared >= (long) length + n ? declared : (long) bytes.length * 2;
+      long grown = Math.min(Math.max(wanted, (long) length + n), maxBytes);
       bytes = Arrays.copyOf(bytes, (int) grown);
     }
     chunk.getBytes(0, n, bytes, length);

@@ -294,19 +294,43 @@ final class Http1Framing {
   /** The declared length (every listed value equal), Long.MAX_VALUE if huge, -1 if invalid. */
   private static long contentLength(String list) {
     long length = -1;
-    for (String part : list.split(",", -1)) {
-      String digits = part.trim();
-      if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-        return -1;
-      }
-      String significant = digits.replaceFirst("^0+(?=.)", "");
-      long parsed = significant.length() > 18 ? Long.MAX_VALUE : Long.parseLong(significant);
-      if (length >= 0 && parsed != length) {
+    int from = 0;
+    while (from <= list.length()) {
+      int comma = list.indexOf(',', from);
+      int to = comma < 0 ? list.length() : comma;
+      long parsed = digits(list, from, to);
+      if (parsed < 0 || (length >= 0 && parsed != length)) {
         return -1;
       }
       length = parsed;
+      from = to + 1;
     }
     return length;
+  }
+
+  /**
+   * The decimal number between optional spaces and tabs in {@code text[from, to)}, saturated at
+   * Long.MAX_VALUE; -1 if there is none or anything else is there. Per request, so no regex.
+   */
+  private static long digits(String text, int from, int to) {
+    while (from < to && (text.charAt(from) == ' ' || text.charAt(from) == '\t')) {
+      from++;
+    }
+    while (to > from && (text.charAt(to - 1) == ' ' || text.charAt(to - 1) == '\t')) {
+      to--;
+    }
+    if (from == to) {
+      return -1;
+    }
+    long value = 0;
+    for (int i = from; i < to; i++) {
+      char c = text.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      value = value > (Long.MAX_VALUE - 9) / 10 ? Long.MAX_VALUE : value * 10 + (c - '0');
+    }
+    return value;
   }
 
   private void startChunk() {

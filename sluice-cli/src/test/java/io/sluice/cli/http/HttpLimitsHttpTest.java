@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HttpLimitsHttpTest {
   private static final int MAX_BODY = 1 << 20;
   private static final long HEADER_TIMEOUT_MS = 400;
-  private static final long IDLE_TIMEOUT_MS = 500;
+  private static final long IDLE_TIMEOUT_MS = 1000;
   private static final long BODY_TIMEOUT_MS = 400;
   private static final HttpLimits LIMITS = new HttpLimits(MAX_BODY, HEADER_TIMEOUT_MS,
       IDLE_TIMEOUT_MS, BODY_TIMEOUT_MS, HttpLimits.DEFAULT_MAX_CONNECTIONS);

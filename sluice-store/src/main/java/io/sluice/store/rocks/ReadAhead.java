@@ -27,7 +27,7 @@ final class ReadAhead<T> {
   private final BlockingQueue<List<T>> batches = new ArrayBlockingQueue<>(BATCHES_AHEAD);
   /** Sent after the last batch, or after a failure; compared by identity. */
   private final List<T> end = new ArrayList<>(0);
-  private volatile RuntimeException producerFailure;
+  private volatile Throwable producerFailure;
   private volatile boolean consumerGone;
 
   private ReadAhead() {}
@@ -51,8 +51,12 @@ final class ReadAhead<T> {
     } finally {
       joinQuietly(thread);
     }
-    if (producerFailure != null) {
-      throw producerFailure;
+    Throwable failure = producerFailure;
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (failure instanceof Error error) {
+      throw error;
     }
   }
 
@@ -69,7 +73,9 @@ final class ReadAhead<T> {
           batch.clear();
         }
       });
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // Recorded before the end marker goes out: the consumer must never take a cut-off read
+      // (an OutOfMemoryError while decoding, say) for a complete one.
       if (!consumerGone) {
         producerFailure = e;
       }
@@ -101,10 +107,17 @@ final class ReadAhead<T> {
     }
   }
 
+  /** Waits for the producer even when interrupted: it may still hold the store's iterator. */
   private static void joinQuietly(Thread thread) {
-    try {
-      thread.join();
-    } catch (InterruptedException e) {
+    boolean interrupted = false;
+    while (thread.isAlive()) {
+      try {
+        thread.join();
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
       Thread.currentThread().interrupt();
     }
   }

@@ -268,11 +268,11 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
-  @Override
   /**
    * Reads and decodes the records on a second thread while {@code sink} runs on this one: at
    * start-up the engine's recovery then overlaps with the reading instead of following it.
    */
+  @Override
   public void scanJobs(Consumer<JobSnapshot> sink) {
     uses.enter();
     try {
@@ -553,10 +553,6 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
-  /**
-   * Hard-links the live table files and copies the rest into {@code dir}, after flushing the
-   * memtables; writes go on meanwhile. Short, so closing simply waits for it.
-   */
   @Override
   public long estimatedJobCount() {
     uses.enter();
@@ -569,6 +565,10 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
+  /**
+   * Hard-links the live table files and copies the rest into {@code dir}, after flushing the
+   * memtables; writes go on meanwhile. Short, so closing simply waits for it.
+   */
   @Override
   public void checkpoint(Path dir) {
     uses.enter();

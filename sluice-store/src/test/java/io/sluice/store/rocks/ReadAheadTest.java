@@ -46,6 +46,17 @@ class ReadAheadTest {
   }
 
   @Test
+  void anErrorInTheProducerIsNotMistakenForTheEnd() {
+    List<Integer> seen = new ArrayList<>();
+
+    assertThatThrownBy(() -> ReadAhead.<Integer>run(sink -> {
+      IntStream.range(0, 700).forEach(sink::accept);
+      throw new OutOfMemoryError("decoding a huge record");
+    }, seen::add)).isInstanceOf(OutOfMemoryError.class);
+    assertThat(seen).hasSize(700);
+  }
+
+  @Test
   void aConsumerFailureStopsTheProducer() {
     AtomicInteger produced = new AtomicInteger();
 
