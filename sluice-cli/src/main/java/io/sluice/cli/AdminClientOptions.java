@@ -26,6 +26,14 @@ final class AdminClientOptions {
       description = "Admin API base URL, https://… for TLS (default: ${DEFAULT-VALUE}).")
   String url;
 
+  /**
+   * Accepted because CLI.md §1.1 makes it valid with every command; the admin commands reach the
+   * server through {@code --url} and read no local directory.
+   */
+  @Option(names = "--root-dir", paramLabel = "<path>",
+      description = "Accepted with every command (the admin commands use no local directory).")
+  String rootDir;
+
   @Option(names = "--ca-cert", defaultValue = "${env:SLUICE_ADMIN_TLS_CA}",
       description = "CA certificate (PEM) that the admin server's certificate must chain to"
           + " (default: the JDK's trust store).")

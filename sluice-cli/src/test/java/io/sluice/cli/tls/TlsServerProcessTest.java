@@ -206,7 +206,7 @@ class TlsServerProcessTest {
     CliRunner.Result backup = CliRunner.sluice(concat(
         new String[] {"backup", "--url", url}, tls, new String[] {archive.toString()}));
     CliRunner.Result compact = CliRunner.sluice(concat(
-        new String[] {"compact", "--url", url}, tls));
+        new String[] {"compact", "--root-dir", dir.toString(), "--url", url}, tls));
 
     assertThat(backup.exitCode()).as(backup.toString()).isZero();
     assertThat(backup.out()).contains("Backup saved to " + archive);
