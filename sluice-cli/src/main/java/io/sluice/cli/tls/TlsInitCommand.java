@@ -4,6 +4,7 @@ import io.sluice.cli.OperatorException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -72,11 +73,29 @@ final class TlsInitCommand implements Callable<Integer> {
     CertifiedKey ca = authority(files, out, authorityName, authorityDays, now);
     files.writePair(TlsFileNames.SERVER_CERT, TlsFileNames.SERVER_KEY, () -> issuer.server(ca,
         TlsServerCertCommand.DEFAULT_COMMON_NAME, altNames, leafDays, now));
+    warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.SERVER_CERT), out);
     for (String client : clientNames) {
       files.writePair(TlsFileNames.clientCert(client), TlsFileNames.clientKey(client),
           () -> issuer.client(ca, client, leafDays, now));
+      warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.clientCert(client)), out);
     }
     return 0;
+  }
+
+  /**
+   * A certificate kept from an earlier run may belong to another CA (one replaced since): peers
+   * trusting this CA would refuse it, so say so rather than leave a silent {@code skip:}.
+   */
+  private static void warnIfNotSignedBy(CertifiedKey ca, Path certificate, PrintWriter out) {
+    if (!Files.isRegularFile(certificate)) {
+      return;
+    }
+    try {
+      PemFiles.readCertificates(certificate).get(0).verify(ca.certificate().getPublicKey());
+    } catch (PemException | GeneralSecurityException e) {
+      out.println("warning: " + certificate + " is not signed by this CA; --overwrite replaces"
+          + " it");
+    }
   }
 
   /** The CA given by option, else the one in the output directory, else a new one. */

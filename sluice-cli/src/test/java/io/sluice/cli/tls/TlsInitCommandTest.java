@@ -53,6 +53,32 @@ class TlsInitCommandTest {
   }
 
   @Test
+  void warnsAboutAKeptCertificateThatAnotherCaSigned() throws Exception {
+    sluice("tls", "init", "--out-dir", dir.toString(), "--client", "alice");
+    Files.delete(dir.resolve("ca-cert.pem"));
+    Files.delete(dir.resolve("ca-key.pem"));
+
+    CliRunner.Result again = sluice("tls", "init", "--out-dir", dir.toString(),
+        "--client", "alice");
+
+    assertThat(again.exitCode()).isZero();
+    assertThat(again.out())
+        .contains("warning: " + dir.resolve("server-cert.pem") + " is not signed by this CA")
+        .contains("warning: " + dir.resolve("client-alice-cert.pem")
+            + " is not signed by this CA");
+  }
+
+  @Test
+  void keptCertificatesOfTheReusedCaRaiseNoWarning() throws Exception {
+    sluice("tls", "init", "--out-dir", dir.toString(), "--client", "alice");
+
+    CliRunner.Result again = sluice("tls", "init", "--out-dir", dir.toString(),
+        "--client", "alice");
+
+    assertThat(again.out()).doesNotContain("warning");
+  }
+
+  @Test
   void takesItsValiditiesAndCaNameFromOptions() throws Exception {
     Instant now = Instant.now();
 
