@@ -4,7 +4,6 @@ import io.sluice.cli.LogFileConfig.Rotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
 
 /**
@@ -79,40 +78,19 @@ final class LogFileOptions {
   }
 
   private static Rotation rotation(String value) {
-    for (Rotation candidate : Rotation.values()) {
-      if (candidate.flagValue().equals(value)) {
-        return candidate;
-      }
-    }
-    throw new ServeCommand.StartupException("invalid value for --log-rotation: '" + value
-        + "' (expected one of " + Arrays.stream(Rotation.values()).map(Rotation::flagValue)
-        .collect(Collectors.joining(", ")) + ")");
+    Rotation[] rotations = Rotation.values();
+    ServeOptionValues.oneOf(value, "--log-rotation",
+        Arrays.stream(rotations).map(Rotation::flagValue).toArray(String[]::new));
+    return Arrays.stream(rotations).filter(r -> r.flagValue().equals(value)).findFirst()
+        .orElseThrow();
   }
 
   private static long maxSize(String value) {
-    long bytes;
-    try {
-      bytes = Sizes.parseBytes(value, "--log-max-size");
-    } catch (IllegalArgumentException e) {
-      throw new ServeCommand.StartupException(e.getMessage());
-    }
-    if (bytes < 1) {
-      throw new ServeCommand.StartupException("invalid value for --log-max-size: '" + value
-          + "' (expected at least 1 byte)");
-    }
-    return bytes;
+    return ServeOptionValues.bytes(value, "--log-max-size", 1, Long.MAX_VALUE,
+        "at least 1 byte");
   }
 
   private static int maxFiles(String value) {
-    try {
-      int files = Integer.parseInt(value.trim());
-      if (files >= 1 && files <= MAX_FILES_LIMIT) {
-        return files;
-      }
-    } catch (NumberFormatException e) {
-      // Reported below.
-    }
-    throw new ServeCommand.StartupException("invalid value for --log-max-files: '" + value
-        + "' (expected an integer from 1 to " + MAX_FILES_LIMIT + ")");
+    return (int) ServeOptionValues.integer(value, "--log-max-files", 1, MAX_FILES_LIMIT);
   }
 }

@@ -1,5 +1,8 @@
 package io.sluice.cli;
 
+import static io.sluice.cli.ServeOptionValues.integer;
+import static io.sluice.cli.ServeOptionValues.oneOf;
+
 import io.sluice.api.ApiConfig;
 import io.sluice.api.TlsSettings;
 import io.sluice.engine.EngineConfig;
@@ -197,10 +200,10 @@ public final class ServeCommand implements Callable<Integer> {
     boolean syncEnqueues = enqueueCommitMode == null || enqueueCommitMode.isEmpty()
         ? syncOthers
         : commitMode(enqueueCommitMode, "--enqueue-commit-mode");
-    requireOneOf(logLevel.toLowerCase(Locale.ROOT), "--log-level",
+    oneOf(logLevel.toLowerCase(Locale.ROOT), "--log-level",
         "trace", "debug", "info", "warn", "error");
     if (logFormat != null && !logFormat.isEmpty()) {
-      requireOneOf(logFormat, "--log-format", "pretty", "compact", "json");
+      oneOf(logFormat, "--log-format", "pretty", "compact", "json");
     }
     logFiles.validate(root);
     try {
@@ -210,29 +213,29 @@ public final class ServeCommand implements Callable<Integer> {
           Durations.parseMs(defaultBackoffJitter, "--default-backoff-jitter"));
       EngineConfig engine = new EngineConfig(
           (int) Math.min(Integer.MAX_VALUE,
-              parseLong(defaultRetryLimit, "--default-retry-limit", 0, 0xFFFFFFFFL)),
+              integer(defaultRetryLimit, "--default-retry-limit", 0, 0xFFFFFFFFL)),
           backoff,
           Durations.parseMs(defaultCompletedRetention, "--default-completed-job-retention"),
           Durations.parseMs(defaultDeadRetention, "--default-dead-job-retention"),
-          (int) parseLong(globalInFlightLimit, "--global-in-flight-limit", 0, Integer.MAX_VALUE),
+          (int) integer(globalInFlightLimit, "--global-in-flight-limit", 0, Integer.MAX_VALUE),
           Math.max(1, Durations.parseMs(reaperInterval, "--reaper-check-interval")),
           EngineConfig.DEFAULT_SCHEDULER_BATCH_SIZE,
           EngineConfig.DEFAULT_PAYLOAD_CACHE_BYTES,
-          (int) parseLong(maxBudgets, "--max-budgets", 1, Integer.MAX_VALUE));
+          (int) integer(maxBudgets, "--max-budgets", 1, Integer.MAX_VALUE));
       boolean adminEnabled = !(noAdmin || EnvFlags.isSet("SLUICE_NO_ADMIN"));
-      ApiConfig api = new ApiConfig(host, (int) parseLong(port, "--port", 0, 65535),
-          adminEnabled, adminHost, (int) parseLong(adminPort, "--admin-port", 0, 65535),
+      ApiConfig api = new ApiConfig(host, (int) integer(port, "--port", 0, 65535),
+          adminEnabled, adminHost, (int) integer(adminPort, "--admin-port", 0, 65535),
           Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
           Math.max(2, Runtime.getRuntime().availableProcessors()),
           tls.primary(), adminTls(adminEnabled), http.limits());
       EngineLoop.CommitLimits commitLimits = new EngineLoop.CommitLimits(
-          (int) parseLong(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
-          (int) parseLong(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));
+          (int) integer(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
+          (int) integer(completeBatchSize, "--complete-batch-size", 1, Integer.MAX_VALUE));
       StoreConfig store = new StoreConfig(root.resolve("data"),
           Sizes.parseBytes(cacheSize, "--cache-size"), autoCompactThreshold());
       return new ServerSettings(store, engine, api,
           new EngineLoop.CommitModes(syncEnqueues, syncOthers), commitLimits,
-          (int) parseLong(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
+          (int) integer(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
     }
@@ -245,31 +248,8 @@ public final class ServeCommand implements Callable<Integer> {
   }
 
   private static boolean commitMode(String value, String option) {
-    requireOneOf(value, option, "buffered", "fsync");
+    oneOf(value, option, "buffered", "fsync");
     return value.equals("fsync");
-  }
-
-  private static void requireOneOf(String value, String option, String... allowed) {
-    for (String candidate : allowed) {
-      if (candidate.equals(value)) {
-        return;
-      }
-    }
-    throw new StartupException("invalid value for " + option + ": '" + value + "' (expected one of "
-        + String.join(", ", allowed) + ")");
-  }
-
-  private static long parseLong(String value, String option, long min, long max) {
-    try {
-      long number = Long.parseLong(value.trim());
-      if (number >= min && number <= max) {
-        return number;
-      }
-    } catch (NumberFormatException e) {
-      // Reported below.
-    }
-    throw new StartupException("invalid value for " + option + ": '" + value
-        + "' (expected an integer from " + min + " to " + max + ")");
   }
 
   private static float parseExponent(String value) {
@@ -290,7 +270,7 @@ public final class ServeCommand implements Callable<Integer> {
     String value = System.getenv("SLUICE_AUTO_COMPACT_THRESHOLD");
     return value == null || value.isBlank()
         ? StoreConfig.DEFAULT_AUTO_COMPACT_THRESHOLD
-        : parseLong(value, "SLUICE_AUTO_COMPACT_THRESHOLD", 0, Integer.MAX_VALUE);
+        : integer(value, "SLUICE_AUTO_COMPACT_THRESHOLD", 0, Integer.MAX_VALUE);
   }
 
   record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,

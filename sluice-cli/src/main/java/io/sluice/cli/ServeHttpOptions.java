@@ -51,43 +51,17 @@ final class ServeHttpOptions {
   }
 
   private long maxBodyBytes() {
-    long bytes;
-    try {
-      bytes = Sizes.parseBytes(maxBodySize, "--max-body-size");
-    } catch (IllegalArgumentException e) {
-      throw new ServeCommand.StartupException(e.getMessage());
-    }
-    if (bytes < HttpLimits.MIN_BODY_BYTES_REQUIRED || bytes > HttpLimits.MAX_BODY_BYTES_SUPPORTED) {
-      throw new ServeCommand.StartupException("invalid value for --max-body-size: '" + maxBodySize
-          + "' (expected from 64MiB, the body size the API must accept, to 1GiB)");
-    }
-    return bytes;
+    return ServeOptionValues.bytes(maxBodySize, "--max-body-size",
+        HttpLimits.MIN_BODY_BYTES_REQUIRED, HttpLimits.MAX_BODY_BYTES_SUPPORTED,
+        "from 64MiB, the body size the API must accept, to 1GiB");
   }
 
   private static long timeoutMs(String value, String option) {
-    long ms;
-    try {
-      ms = Durations.parseMs(value, option);
-    } catch (IllegalArgumentException e) {
-      throw new ServeCommand.StartupException(e.getMessage());
-    }
-    if (ms < 1) {
-      throw new ServeCommand.StartupException("invalid value for " + option + ": '" + value
-          + "' (expected a duration of at least 1ms)");
-    }
-    return ms;
+    return ServeOptionValues.durationMs(value, option, 1, "a duration of at least 1ms");
   }
 
   private int connections() {
-    try {
-      int connections = Integer.parseInt(maxConnections.trim());
-      if (connections >= 1) {
-        return connections;
-      }
-    } catch (NumberFormatException e) {
-      // Reported below.
-    }
-    throw new ServeCommand.StartupException("invalid value for --max-connections: '"
-        + maxConnections + "' (expected an integer from 1 to " + Integer.MAX_VALUE + ")");
+    return (int) ServeOptionValues.integer(maxConnections, "--max-connections", 1,
+        Integer.MAX_VALUE);
   }
 }

@@ -1,6 +1,9 @@
 package io.sluice.cli;
 
 import io.sluice.api.TlsSettings;
+import io.sluice.cli.tls.CertifiedKey;
+import io.sluice.cli.tls.PemException;
+import io.sluice.cli.tls.PemFiles;
 import java.nio.file.Path;
 import java.time.Instant;
 import picocli.CommandLine.Option;
@@ -57,10 +60,32 @@ final class ServeTlsOptions {
     if (cert == null) {
       return null;
     }
-    TlsFileCheck.certificateAndKey(cert, key, prefix + "-cert", prefix + "-key", Instant.now());
+    checkCertificateAndKey(cert, key, prefix + "-cert", prefix + "-key");
     if (clientCa != null) {
-      TlsFileCheck.certificates(clientCa, prefix + "-client-ca");
+      try {
+        PemFiles.readCertificates(clientCa);
+      } catch (PemException e) {
+        throw new ServeCommand.StartupException(e.getMessage() + " (" + prefix + "-client-ca)");
+      }
     }
     return new TlsSettings(cert, key, clientCa);
+  }
+
+  /** A readable pair, the key the first certificate's, and that certificate not expired. */
+  private static void checkCertificateAndKey(Path cert, Path key, String certFlag,
+      String keyFlag) {
+    CertifiedKey pair;
+    try {
+      pair = PemFiles.readCertifiedKey(cert, key);
+    } catch (PemException e) {
+      throw new ServeCommand.StartupException(e.getMessage() + " (" + certFlag + ", " + keyFlag
+          + ")");
+    }
+    Instant notAfter = pair.certificate().getNotAfter().toInstant();
+    if (notAfter.isBefore(Instant.now())) {
+      // No client could connect: found now rather than by every client later.
+      throw new ServeCommand.StartupException("the certificate in " + cert + " expired on "
+          + notAfter + " (" + certFlag + ")");
+    }
   }
 }

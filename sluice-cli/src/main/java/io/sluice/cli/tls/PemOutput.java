@@ -43,9 +43,9 @@ final class PemOutput {
   /**
    * Writes a certificate and its key as a pair. Unless overwriting, if either file exists both are
    * left as they are, so a certificate never ends up beside a key it does not belong to; {@code
-   * issue} runs only when the pair is written.
+   * issue} runs only when the pair is written. Returns whether it was.
    */
-  void writePair(String certificateName, String keyName, Supplier<CertifiedKey> issue) {
+  boolean writePair(String certificateName, String keyName, Supplier<CertifiedKey> issue) {
     Path certificate = directory.resolve(certificateName);
     Path key = directory.resolve(keyName);
     boolean certificateExists = exists(certificate);
@@ -53,7 +53,7 @@ final class PemOutput {
     if (!overwrite && (certificateExists || keyExists)) {
       reportSkip(certificate, certificateExists, key);
       reportSkip(key, keyExists, certificate);
-      return;
+      return false;
     }
     CertifiedKey issued = issue.get();
     createDirectory();
@@ -63,6 +63,7 @@ final class PemOutput {
       throw new IllegalStateException("cannot encode the certificate for " + certificate, e);
     }
     write(key, "PRIVATE KEY", issued.privateKey().getEncoded(), true);
+    return true;
   }
 
   private void reportSkip(Path file, boolean exists, Path partner) {

@@ -71,19 +71,21 @@ final class TlsInitCommand implements Callable<Integer> {
     PemOutput files = output.files(out);
     Instant now = Instant.now();
     CertifiedKey ca = authority(files, out, authorityName, authorityDays, now);
-    files.writePair(TlsFileNames.SERVER_CERT, TlsFileNames.SERVER_KEY, () -> issuer.server(ca,
-        TlsServerCertCommand.DEFAULT_COMMON_NAME, altNames, leafDays, now));
-    warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.SERVER_CERT), out);
+    if (!files.writePair(TlsFileNames.SERVER_CERT, TlsFileNames.SERVER_KEY, () -> issuer.server(
+        ca, TlsServerCertCommand.DEFAULT_COMMON_NAME, altNames, leafDays, now))) {
+      warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.SERVER_CERT), out);
+    }
     for (String client : clientNames) {
-      files.writePair(TlsFileNames.clientCert(client), TlsFileNames.clientKey(client),
-          () -> issuer.client(ca, client, leafDays, now));
-      warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.clientCert(client)), out);
+      if (!files.writePair(TlsFileNames.clientCert(client), TlsFileNames.clientKey(client),
+          () -> issuer.client(ca, client, leafDays, now))) {
+        warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.clientCert(client)), out);
+      }
     }
     return 0;
   }
 
   /**
-   * A certificate kept from an earlier run may belong to another CA (one replaced since): peers
+   * A certificate kept (not written) may belong to another CA (one replaced since): peers
    * trusting this CA would refuse it, so say so rather than leave a silent {@code skip:}.
    */
   private static void warnIfNotSignedBy(CertifiedKey ca, Path certificate, PrintWriter out) {
