@@ -18,8 +18,8 @@ import org.apache.commons.compress.compressors.gzip.GzipParameters;
  * {@value #TOP} holds the contents of a directory, e.g. {@code sluice-data/data/CURRENT}. The
  * fastest gzip level: the table files are compressed already.
  */
-final class BackupArchive {
-  static final String TOP = "sluice-data/";
+public final class BackupArchive {
+  public static final String TOP = "sluice-data/";
 
   private BackupArchive() {}
 

@@ -11,12 +11,9 @@ import io.vertx.core.WorkerExecutor;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +70,7 @@ final class MaintenanceRoutes {
     workers.executeBlocking(this::checkpoint, false).onComplete(checkpoint -> {
       if (checkpoint.failed()) {
         LOG.error("backup failed: could not take a checkpoint", checkpoint.cause());
-        plainText(response, 500, "backup failed");
+        ResponseOutputStream.plainText(response, 500, "backup failed");
         return;
       }
       Path dir = checkpoint.result();
@@ -131,17 +128,9 @@ final class MaintenanceRoutes {
           if (done.succeeded()) {
             ex.noContent();
           } else {
-            plainText(response, 500, "compaction failed");
+            ResponseOutputStream.plainText(response, 500, "compaction failed");
           }
         });
-  }
-
-  private static void plainText(HttpServerResponse response, int status, String text) {
-    if (!response.ended() && !response.closed()) {
-      response.setStatusCode(status)
-          .putHeader("Content-Type", "text/plain; charset=utf-8")
-          .end(text);
-    }
   }
 
   private void deleteLeftovers() {
@@ -158,12 +147,9 @@ final class MaintenanceRoutes {
 
   /** Deletes {@code dir} and everything in it; returns null, for use as a blocking task. */
   private static Void deleteTree(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      List<Path> paths = walk.sorted(Comparator.reverseOrder()).toList();
-      for (Path path : paths) {
-        Files.delete(path);
-      }
-    } catch (IOException | UncheckedIOException e) {
+    try {
+      FileTrees.delete(dir);
+    } catch (IOException e) {
       LOG.warn("could not delete {}: {}", dir, e.toString());
     }
     return null;

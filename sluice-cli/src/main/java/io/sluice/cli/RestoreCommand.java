@@ -1,5 +1,7 @@
 package io.sluice.cli;
 
+import io.sluice.api.BackupArchive;
+import io.sluice.api.FileTrees;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,8 +14,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
     description = "Recreate a root directory from a backup archive (the server must not run).")
 final class RestoreCommand implements Callable<Integer> {
-  private static final String TOP = "sluice-data/";
+  private static final String TOP = BackupArchive.TOP;
 
   @Option(names = "--root-dir", defaultValue = "${env:SLUICE_ROOT_DIR:-./sluice-data}",
       description = "Root directory to create; if it exists it must be empty"
@@ -84,7 +84,7 @@ final class RestoreCommand implements Callable<Integer> {
       restored = true;
     } finally {
       if (!restored) {
-        deleteTree(staging);
+        FileTrees.delete(staging);
       }
     }
     out.println("Restore complete.");
@@ -155,15 +155,6 @@ final class RestoreCommand implements Callable<Integer> {
   private static boolean isEmpty(Path dir) throws IOException {
     try (Stream<Path> entries = Files.list(dir)) {
       return entries.findAny().isEmpty();
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      List<Path> paths = walk.sorted(Comparator.reverseOrder()).toList();
-      for (Path path : paths) {
-        Files.delete(path);
-      }
     }
   }
 }

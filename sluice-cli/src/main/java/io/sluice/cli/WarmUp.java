@@ -1,15 +1,13 @@
 package io.sluice.cli;
 
 import io.sluice.api.ApiConfig;
+import io.sluice.api.FileTrees;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.EngineConfig;
 import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -64,21 +62,10 @@ final class WarmUp {
 
   private static void deleteTree(Path dir) {
     try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.delete(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          Files.delete(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
+      FileTrees.delete(dir);
     } catch (IOException e) {
       LOG.warn("could not delete the warm-up directory {}: {}", dir, e.toString());
     }
   }
+
 }

@@ -145,22 +145,28 @@ public final class ResponseOutputStream extends OutputStream {
     }
     ended = true;
     context.runOnContext(v -> {
-      if (response.ended() || response.closed()) {
-        return;
-      }
       if (response.headWritten()) {
-        response.reset();
+        if (!response.ended() && !response.closed()) {
+          response.reset();
+        }
       } else {
         response.headers().clear();
-        response.setStatusCode(status)
-            .putHeader("Content-Type", "text/plain; charset=utf-8")
-            .end(text);
+        plainText(response, status, text);
       }
     });
   }
 
+  /** Answers {@code status} with {@code text} as plain text, unless the response is over. */
+  public static void plainText(HttpServerResponse response, int status, String text) {
+    if (!response.ended() && !response.closed()) {
+      response.setStatusCode(status)
+          .putHeader("Content-Type", "text/plain; charset=utf-8")
+          .end(text);
+    }
+  }
+
   /** Resets the response unless it was ended: the client sees the body fail, not end. */
-  public void abort() {
+  private void abort() {
     if (ended) {
       return;
     }
