@@ -96,7 +96,7 @@ public final class ApiServer implements AutoCloseable {
     try {
       HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       servers.add(server);
-      LOG.info("listening on {}://{}:{} ({}{})", tls == null ? "http" : "https", host,
+      LOG.info("listening on {}://{}:{} ({}{})", scheme(tls), host,
           server.actualPort(), name, tls == null ? "" : tls.mutual() ? ", mutual TLS" : ", TLS");
       return server;
     } catch (Exception e) {
@@ -117,7 +117,11 @@ public final class ApiServer implements AutoCloseable {
 
   /** {@code http} or {@code https}, for announcing the listeners. */
   public String scheme(boolean adminListener) {
-    return (adminListener ? config.adminTls() : config.tls()) == null ? "http" : "https";
+    return scheme(adminListener ? config.adminTls() : config.tls());
+  }
+
+  private static String scheme(TlsSettings tls) {
+    return tls == null ? "http" : "https";
   }
 
   /** Stops accepting connections and ends every take stream. */

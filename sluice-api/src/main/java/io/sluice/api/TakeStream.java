@@ -85,16 +85,12 @@ final class TakeStream implements JobSink {
 
   @Override
   public void deliver(List<JobSnapshot> jobs) {
-    context.runOnContext(v -> write(jobs));
+    context.runOnContext(v -> writeFrom(jobs, 0));
   }
 
   @Override
   public boolean pacedByWrites() {
     return true;
-  }
-
-  private void write(List<JobSnapshot> jobs) {
-    writeFrom(jobs, 0);
   }
 
   /**

@@ -48,7 +48,17 @@ public final class EngineLoop implements AutoCloseable {
   public record CommitModes(boolean syncEnqueues, boolean syncOthers) {}
 
   /** What a command is, for the per-commit limits; reads and other changes are unlimited. */
-  public enum Kind { ENQUEUE, COMPLETE, OTHER }
+  public enum Kind {
+    ENQUEUE(1, 0), COMPLETE(0, 1), OTHER(0, 0);
+
+    private final int enqueues;
+    private final int completions;
+
+    Kind(int enqueues, int completions) {
+      this.enqueues = enqueues;
+      this.completions = completions;
+    }
+  }
 
   /** The most enqueue commands and success acknowledgements one store commit may coalesce. */
   public record CommitLimits(int enqueues, int completions) {
@@ -67,30 +77,14 @@ public final class EngineLoop implements AutoCloseable {
     int enqueues;
     int completions;
 
-    boolean admits(Kind kind, CommitLimits limits) {
-      return switch (kind) {
-        case ENQUEUE -> enqueues < limits.enqueues();
-        case COMPLETE -> completions < limits.completions();
-        case OTHER -> true;
-      };
+    boolean admits(int moreEnqueues, int moreCompletions, CommitLimits limits) {
+      return enqueues + moreEnqueues <= limits.enqueues()
+          && completions + moreCompletions <= limits.completions();
     }
 
-    boolean admits(Counts more, CommitLimits limits) {
-      return enqueues + more.enqueues <= limits.enqueues()
-          && completions + more.completions <= limits.completions();
-    }
-
-    void add(Kind kind) {
-      if (kind == Kind.ENQUEUE) {
-        enqueues++;
-      } else if (kind == Kind.COMPLETE) {
-        completions++;
-      }
-    }
-
-    void add(Counts more) {
-      enqueues += more.enqueues;
-      completions += more.completions;
+    void add(int moreEnqueues, int moreCompletions) {
+      enqueues += moreEnqueues;
+      completions += moreCompletions;
     }
   }
 
@@ -168,9 +162,9 @@ public final class EngineLoop implements AutoCloseable {
       Pending<?> pending;
       // Only this thread takes from the inbox, so the head peeked at is the one polled.
       while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.peek()) != null
-          && counts.admits(pending.kind(), commitLimits)) {
+          && counts.admits(pending.kind().enqueues, pending.kind().completions, commitLimits)) {
         inbox.poll();
-        counts.add(pending.kind());
+        counts.add(pending.kind().enqueues, pending.kind().completions);
         completions.add(apply(pending, nowMs));
         applied++;
       }
@@ -268,11 +262,12 @@ public final class EngineLoop implements AutoCloseable {
         }
         batch.add(first);
         Counts counts = new Counts();
-        counts.add(first.counts());
+        counts.add(first.counts().enqueues, first.counts().completions);
         CommitWork next;
-        while ((next = commits.peek()) != null && counts.admits(next.counts(), commitLimits)) {
+        while ((next = commits.peek()) != null
+            && counts.admits(next.counts().enqueues, next.counts().completions, commitLimits)) {
           commits.poll();
-          counts.add(next.counts());
+          counts.add(next.counts().enqueues, next.counts().completions);
           batch.add(next);
         }
         commit(batch);

@@ -41,8 +41,7 @@ final class BodyReader {
   private long lastChunkNanos = System.nanoTime();
 
   private BodyReader(long declared, long maxBytes) {
-    this.bytes = new byte[declared >= 0 && declared <= MAX_PRESIZE
-        ? (int) declared : declared > MAX_PRESIZE ? MAX_PRESIZE : DEFAULT_CAPACITY];
+    this.bytes = new byte[declared < 0 ? DEFAULT_CAPACITY : (int) Math.min(declared, MAX_PRESIZE)];
     this.declared = declared;
     this.maxBytes = maxBytes;
   }

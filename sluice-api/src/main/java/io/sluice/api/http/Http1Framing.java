@@ -52,6 +52,8 @@ final class Http1Framing {
   private final StringBuilder name = new StringBuilder();
   private final StringBuilder value = new StringBuilder();
   private boolean framingHeader;
+  /** The header being read is Content-Length (else, if framing, Transfer-Encoding). */
+  private boolean contentLengthHeader;
   private String version;
   private String contentLength;
   private String transferEncoding;
@@ -133,7 +135,8 @@ final class Http1Framing {
       case NAME -> {
         if (b == ':') {
           String lower = name.toString();
-          framingHeader = lower.equals(CONTENT_LENGTH) || lower.equals(TRANSFER_ENCODING);
+          contentLengthHeader = lower.equals(CONTENT_LENGTH);
+          framingHeader = contentLengthHeader || lower.equals(TRANSFER_ENCODING);
           value.setLength(0);
           state = State.VALUE;
         } else if (b == '\n') {
@@ -250,7 +253,7 @@ final class Http1Framing {
     }
     String text = (value.length() > VALUE_CAP ? value.substring(0, VALUE_CAP) + "…" : value)
         .toString().trim();
-    if (name.toString().equals(CONTENT_LENGTH)) {
+    if (contentLengthHeader) {
       contentLength = contentLength == null ? text : contentLength + "," + text;
     } else {
       transferEncoding = transferEncoding == null ? text : transferEncoding + "," + text;

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class PercentDecoding {
   static final String BAD_ESCAPE = "malformed percent-encoding";
-  static final String BAD_UTF8 = "malformed UTF-8";
+  static final String BAD_UTF8 = Utf8.MALFORMED;
 
   /** A component that cannot be decoded; the message says why. Carries no stack trace. */
   static final class Malformed extends RuntimeException {

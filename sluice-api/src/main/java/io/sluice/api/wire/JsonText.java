@@ -5,9 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -23,9 +20,6 @@ import java.util.Deque;
  * parsed again, to name the field that holds the problem.
  */
 public final class JsonText {
-  private static final VarHandle WORDS =
-      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long HIGH_BITS = 0x8080808080808080L;
   private static final long LOW_BITS = 0x0101010101010101L;
   private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
 
@@ -92,10 +86,10 @@ public final class JsonText {
   private static int skipPlainWords(byte[] document, int from) {
     int i = from;
     while (i + 8 <= document.length) {
-      long word = (long) WORDS.get(document, i);
+      long word = (long) Utf8.WORDS.get(document, i);
       long xored = word ^ BACKSLASHES;
       // Non-zero when a byte has its high bit set, or (SWAR zero-byte test) is a backslash.
-      if (((word | ((xored - LOW_BITS) & ~xored)) & HIGH_BITS) != 0) {
+      if (((word | ((xored - LOW_BITS) & ~xored)) & Utf8.HIGH_BITS) != 0) {
         return i;
       }
       i += 8;

@@ -6,7 +6,7 @@ package io.sluice.api.wire;
  * when no string holds it.
  */
 final class MalformedText {
-  static final String BAD_UTF8 = "malformed UTF-8";
+  static final String BAD_UTF8 = Utf8.MALFORMED;
   static final String UNPAIRED_SURROGATE = "unpaired surrogate escape";
 
   private MalformedText() {}

@@ -10,9 +10,13 @@ import java.nio.ByteOrder;
  * no truncated or stray continuation bytes. Stateless; any thread.
  */
 public final class Utf8 {
-  private static final VarHandle WORDS =
+  /** How every rejection of ill-formed text starts, wherever the text came in. */
+  public static final String MALFORMED = "malformed UTF-8";
+  /** Eight bytes at a time, to skip ASCII runs quickly. */
+  static final VarHandle WORDS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long HIGH_BITS = 0x8080808080808080L;
+  /** The high bit of each of eight bytes: a word without any is all ASCII. */
+  static final long HIGH_BITS = 0x8080808080808080L;
 
   private Utf8() {}
 

@@ -250,10 +250,6 @@ public final class Job {
         budgets, unique, batch);
   }
 
-  public static Job fromSnapshot(JobSnapshot s) {
-    return fromSnapshot(s, s.type(), s.queue());
-  }
-
   /** The job of {@code s} under the given (canonical) type and queue names. */
   public static Job fromSnapshot(JobSnapshot s, String type, String queue) {
     Job job = new Job(s.id(), type, queue, s.priority(), s.status(), s.readyAtMs());
