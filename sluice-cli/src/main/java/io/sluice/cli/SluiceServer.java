@@ -5,16 +5,15 @@ import io.sluice.api.ApiServer;
 import io.sluice.api.MaintenanceConfig;
 import io.sluice.api.wire.JqBatchExpressions;
 import io.sluice.engine.Engine;
+import io.sluice.engine.RecoveryReport;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.JobIdGenerator;
-import io.sluice.engine.store.Mutation;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
 import java.time.ZoneId;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,26 +51,13 @@ public final class SluiceServer implements AutoCloseable {
       JobIdGenerator jobIds = new JobIdGenerator();
       Engine engine = new Engine(engineConfig, JqBatchExpressions.SHARED, jobIds,
           ZoneId.systemDefault());
-      long recoveredAtMs = clock.millis();
-      AtomicInteger recovered = new AtomicInteger();
-      store.scanBudgets(budget -> engine.recoverBudget(budget, recoveredAtMs));
-      store.scanCronGroups((name, record) -> engine.crons().recover(name, record));
-      long scanStartedNanos = System.nanoTime();
-      engine.expectRecoveredJobs(store.estimatedJobCount());
-      store.scanJobs(job -> {
-        engine.recover(job, recoveredAtMs);
-        recovered.incrementAndGet();
-      });
-      long scannedNanos = System.nanoTime();
-      store.scanPointers(Mutation.Pointer.UNIQUE_CLAIM, engine::recoverClaim);
-      engine.recoverRequeuedClaims();
-      store.scanPointers(Mutation.Pointer.OPEN_BATCH,
-          (key, job) -> engine.recoverOpenBatch(key, job, store.readPayload(job)));
+      long storeOpenedMs = millisSince(openStartedNanos);
+      RecoveryReport recovered = engine.recoverFrom(store, clock.millis());
       LOG.info("recovered {} stored jobs in {} ms (store opened, budgets and crons read in {} ms;"
           + " jobs read in {} ms)",
-          recovered.get(), millisSince(openStartedNanos),
-          (scanStartedNanos - openStartedNanos) / 1_000_000,
-          (scannedNanos - scanStartedNanos) / 1_000_000);
+          recovered.jobs(), millisSince(openStartedNanos),
+          storeOpenedMs + recovered.budgetsAndCronsMs(),
+          recovered.jobsMs());
       loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
       loop.start();
       // Backup checkpoints go beside the data directory, on its file system, to be hard links.

@@ -1,6 +1,6 @@
 package io.sluice.engine;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BindingPlan;
 import io.sluice.engine.budget.Budget;
 import io.sluice.engine.budget.BudgetBook;
@@ -19,6 +19,7 @@ import io.sluice.engine.store.Mutation;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,13 @@ public final class CronAdmin {
   }
 
   // ---- groups --------------------------------------------------------------------------------
+
+  /** Every group's stored record, by name in byte order (state descriptions). */
+  Map<String, byte[]> records() {
+    Map<String, byte[]> records = new TreeMap<>(Names.BYTE_ORDER);
+    groups.forEach((name, group) -> records.put(name, CronGroupCodec.encode(group)));
+    return records;
+  }
 
   public List<String> listGroupNames() {
     return List.copyOf(groups.keySet());

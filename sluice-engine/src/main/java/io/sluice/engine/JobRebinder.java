@@ -1,6 +1,6 @@
 package io.sluice.engine;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BindingChange;
 import io.sluice.engine.budget.BindingPlan;
 import io.sluice.engine.budget.Budget;
@@ -22,21 +22,14 @@ import java.util.List;
  * <p>Runs on the engine thread, inside an engine command.
  */
 final class JobRebinder {
-  /** What the engine does around a change: take the job off dispatch, put it back, write. */
-  interface Hooks {
-    void detach(Job job, long nowMs);
-
-    void attach(Job job, long nowMs);
-
-    void write(Mutation mutation);
-  }
-
   private final BudgetBook budgets;
-  private final Hooks hooks;
+  private final Placement placement;
+  private final Writes writes;
 
-  JobRebinder(BudgetBook budgets, Hooks hooks) {
+  JobRebinder(BudgetBook budgets, Placement placement, Writes writes) {
     this.budgets = budgets;
-    this.hooks = hooks;
+    this.placement = placement;
+    this.writes = writes;
   }
 
   void changeOne(Job job, BindingChange change, long nowMs) {
@@ -173,16 +166,25 @@ final class JobRebinder {
 
   private void createPlanned(BindingPlan plan, long nowMs) {
     for (Budget created : plan.apply(nowMs)) {
-      hooks.write(new Mutation.PutBudget(created.view()));
+      writes.write(new Mutation.PutBudget(created.view()));
     }
   }
 
+  /**
+   * A ready job leaves dispatch under its old bindings and enters under its new ones; a scheduled
+   * job's place does not depend on its bindings, and a pending one has no place yet.
+   */
   private void rebind(Job job, List<Binding> next, long nowMs) {
-    hooks.detach(job, nowMs);
+    boolean ready = !job.pending() && job.status() == JobStatus.READY;
+    if (ready) {
+      placement.unplace(job, nowMs);
+    }
     budgets.untrack(job);
     job.budgets(next);
     budgets.track(job);
-    hooks.attach(job, nowMs);
-    hooks.write(JobWrites.put(job));
+    if (ready) {
+      placement.makeReady(job, nowMs);
+    }
+    writes.write(JobWrites.put(job));
   }
 }

@@ -6,26 +6,37 @@ import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
 
 /**
- * The writes of a job's record, each naming the index entry it replaces and remembering the new
- * one on the job, so the store can keep its secondary index exact without reading first.
+ * The writes of a job's record, each naming the index entry it replaces, so the store can keep
+ * its secondary index exact without reading first.
+ *
+ * <p>Every change of a job's queue or finished state is written in the turn that makes it, so
+ * between changes the stored entry is the one its current fields give ({@link #storedEntry}); a
+ * caller about to change them takes the entry first.
  */
 final class JobWrites {
   private JobWrites() {}
 
+  /** What the job's stored record is indexed under, before any unwritten change of this turn. */
+  static IndexEntry storedEntry(Job job) {
+    return IndexEntry.of(job.queue(), job.type(), job.status());
+  }
+
+  /** Rewrites a job whose indexed fields did not change since its last write. */
   static Mutation.PutJob put(Job job) {
-    return put(job, job.snapshot(false));
+    return put(job, job.snapshot(false), storedEntry(job));
   }
 
-  /** {@code snapshot} must be the job's own, without payload. */
-  static Mutation.PutJob put(Job job, JobSnapshot snapshot) {
-    IndexEntry previous = job.indexed();
-    job.indexed(IndexEntry.of(snapshot, previous));
-    return new Mutation.PutJob(snapshot, previous);
+  /** {@code snapshot} must be the job's own, without payload; {@code stored} its old entry. */
+  static Mutation.PutJob put(Job job, JobSnapshot snapshot, IndexEntry stored) {
+    return new Mutation.PutJob(snapshot, stored);
   }
 
-  static Mutation.DeleteJob delete(Job job) {
-    IndexEntry indexed = job.indexed();
-    job.indexed(null);
-    return new Mutation.DeleteJob(job.id(), job.attempts(), indexed);
+  /** The first write of a new job. */
+  static Mutation.PutJob create(Job job) {
+    return new Mutation.PutJob(job.snapshot(false), null);
+  }
+
+  static Mutation.DeleteJob delete(Job job, IndexEntry stored) {
+    return new Mutation.DeleteJob(job.id(), job.attempts(), stored);
   }
 }

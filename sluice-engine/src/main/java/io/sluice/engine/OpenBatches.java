@@ -23,6 +23,11 @@ final class OpenBatches {
     this.writes = writes;
   }
 
+  /** Every open batch: key → job (a copy). */
+  Map<String, Job> open() {
+    return new HashMap<>(open);
+  }
+
   /** The open job for {@code key} if it is still ready, else null. */
   Job openFor(String key) {
     Job job = open.get(key);

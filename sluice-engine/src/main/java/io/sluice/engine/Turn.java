@@ -1,7 +1,8 @@
 package io.sluice.engine;
 
 import io.sluice.engine.job.Job;
-import io.sluice.engine.job.JobId;
+import io.sluice.engine.budget.TokenBucket;
+import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,8 @@ import java.util.Map;
 public final class Turn {
   private final List<Mutation> mutations = new ArrayList<>();
   private final List<Job> newJobs = new ArrayList<>();
-  private List<Map.Entry<JobId, Long>> departures = List.of();
+  private List<Dispatcher.Departure> departures = List.of();
+  private Map<String, TokenBucket> bucketsBefore = Map.of();
   private boolean hasEnqueues;
   private boolean hasOtherWrites;
 
@@ -34,13 +36,22 @@ public final class Turn {
     newJobs.add(job);
   }
 
-  void departures(List<Map.Entry<JobId, Long>> departures) {
+  void departures(List<Dispatcher.Departure> departures) {
     this.departures = departures;
   }
 
-  /** Jobs that left flight in this turn, with the dispatch time they had. */
-  public List<Map.Entry<JobId, Long>> departures() {
+  /** Jobs that left flight in this turn, with the stream and dispatch time they had. */
+  public List<Dispatcher.Departure> departures() {
     return departures;
+  }
+
+  void bucketsBefore(Map<String, TokenBucket> bucketsBefore) {
+    this.bucketsBefore = bucketsBefore;
+  }
+
+  /** Budget buckets as they were before this turn changed or deleted their budgets, by key. */
+  public Map<String, TokenBucket> bucketsBefore() {
+    return bucketsBefore;
   }
 
   public List<Mutation> mutations() {

@@ -26,6 +26,11 @@ final class UniqueClaims {
     this.writes = writes;
   }
 
+  /** Every claim: key → holder (a copy). */
+  Map<String, Job> holders() {
+    return new HashMap<>(holders);
+  }
+
   /** The job that an enqueue with {@code incoming} duplicates, or null to create a new job. */
   Job duplicated(UniqueKey incoming, long nowMs) {
     Job holder = holders.get(incoming.key());

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.EngineHarness.JobSpec;
 import io.sluice.engine.EngineHarness.Worker;
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.PolicyPatch;

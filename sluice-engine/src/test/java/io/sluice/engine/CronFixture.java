@@ -7,7 +7,6 @@ import io.sluice.engine.budget.PolicySpec;
 import io.sluice.engine.cron.CronExpression;
 import io.sluice.engine.cron.EntrySpec;
 import io.sluice.engine.cron.GroupSpec;
-import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.Mutation;
@@ -25,13 +24,7 @@ import java.util.List;
 final class CronFixture implements CronAdmin.Host {
   static final ZoneId SERVER_ZONE = ZoneOffset.UTC;
 
-  final BudgetBook budgets = new BudgetBook(8, new BudgetBook.Candidates() {
-    @Override
-    public void offer(Job job) {}
-
-    @Override
-    public void withdraw(Job job) {}
-  });
+  final BudgetBook budgets = new BudgetBook(8);
   final CronAdmin crons = new CronAdmin(this, budgets, SERVER_ZONE, new JobIdGenerator());
   final List<Mutation> writes = new ArrayList<>();
   final List<Mutation> firedWrites = new ArrayList<>();

@@ -4,7 +4,7 @@ import static io.sluice.engine.EngineHarness.whileInFlight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.PolicySpec;

@@ -1,5 +1,6 @@
 package io.sluice.engine.budget;
 
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
 import java.util.ArrayList;

@@ -2,7 +2,6 @@ package io.sluice.engine.budget;
 
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.OrderedJobs;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,15 +11,12 @@ import java.util.TreeMap;
 
 /**
  * One budget: its stored policy, its live bucket, its waiting queues of parked jobs (one per job
- * queue, each ordered by priority then id) and the costs of its unfinished jobs.
+ * queue, each in {@link Job#DISPATCH_ORDER}) and the costs of its unfinished jobs.
  *
  * <p>Owned by the engine thread. A job is in a waiting queue iff it is ready, bound to this
  * budget and not a candidate that was dispatched.
  */
 public final class Budget {
-  static final Comparator<Job> WAITING_ORDER =
-      Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
-
   private final String key;
   private BudgetPolicy policy;
   private final long createdAtMs;
@@ -84,7 +80,9 @@ public final class Budget {
   // ---- waiting queues ------------------------------------------------------------------------
 
   void park(Job job) {
-    if (parkedByQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(WAITING_ORDER)).add(job)) {
+    OrderedJobs waiting =
+        parkedByQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(Job.DISPATCH_ORDER));
+    if (waiting.add(job)) {
       parkedCount++;
     }
   }
@@ -105,6 +103,13 @@ public final class Budget {
     return waiting == null ? null : waiting.first();
   }
 
+  /** Every waiting queue in dispatch order, by job queue (copies). */
+  public Map<String, List<Job>> waitingQueues() {
+    Map<String, List<Job>> all = new HashMap<>();
+    parkedByQueue.forEach((queue, waiting) -> all.put(queue, waiting.toList()));
+    return all;
+  }
+
   Iterable<String> queuesWithParkedJobs() {
     return parkedByQueue.keySet();
   }
@@ -116,7 +121,7 @@ public final class Budget {
   boolean isHeadFor(Job job, Set<String> queues) {
     if (queues == null) {
       for (OrderedJobs waiting : parkedByQueue.values()) {
-        if (WAITING_ORDER.compare(waiting.first(), job) < 0) {
+        if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
           return false;
         }
       }
@@ -124,7 +129,7 @@ public final class Budget {
     }
     for (String queue : queues) {
       OrderedJobs waiting = parkedByQueue.get(queue);
-      if (waiting != null && WAITING_ORDER.compare(waiting.first(), job) < 0) {
+      if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
         return false;
       }
     }

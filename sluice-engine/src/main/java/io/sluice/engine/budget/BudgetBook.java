@@ -2,42 +2,45 @@ package io.sluice.engine.budget;
 
 import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.schedule.DeadlineIndex;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Every budget and the dispatch rules of BUDGETS.md §5–§6: parking, head selection, all-or-nothing
- * acquisition, token release and the lazy wake-up.
+ * Every budget and the rules of BUDGETS.md §5–§6 that the dispatcher asks about: parking, head
+ * selection, all-or-nothing payment, token release and the lazy wake-up.
  *
  * <p>Owned by the engine thread. Only the head of a budget's waiting queue (one per job queue) is
- * ever evaluated; an affordable head is offered to the engine's dispatchable index, a head blocked
- * by the drip arms one wake-up at the instant it becomes affordable, and every budget that cannot
- * pay remembers the head it blocks, to look at it again on its next release or policy change.
- * At dispatch a head must also come first in its budget across the worker's queues. Nothing
- * scans parked jobs, and unbound jobs never reach this class.
+ * ever evaluated; an affordable head becomes an offer that the dispatcher collects into its ready
+ * index, a head blocked by the drip arms one wake-up at the instant it becomes affordable, and
+ * every budget that cannot pay remembers the head it blocks, to look at it again on its next
+ * release or policy change. Nothing scans parked jobs, and unbound jobs never reach this class.
+ * It never touches the ready index: an offer that went stale is turned away when the dispatcher
+ * asks about it.
  */
 public final class BudgetBook {
-  /** The engine's dispatchable index, which holds affordable budget heads beside unbound jobs. */
-  public interface Candidates {
-    void offer(Job job);
-
-    void withdraw(Job job);
-  }
-
   private final Map<String, Budget> budgets = new HashMap<>();
   private final int maxBudgets;
-  private final Candidates candidates;
-  private final DeadlineIndex wakes = new DeadlineIndex(Job::wakeAtMs);
+  /** Jobs waiting in their budgets' queues. */
+  private final Set<Job> parked = new HashSet<>();
+  /** Heads found able to pay since the dispatcher last collected them. */
+  private final Set<Job> offers = new LinkedHashSet<>();
+  /** When each armed head should be looked at again. */
+  private final Map<Job, Long> wakeAtMs = new HashMap<>();
+  private final DeadlineIndex wakes = new DeadlineIndex(wakeAtMs::get);
+  /** Buckets as they were before this turn first replaced or removed their budget, by key. */
+  private Map<String, TokenBucket> replaced = new HashMap<>();
 
-  public BudgetBook(int maxBudgets, Candidates candidates) {
+  public BudgetBook(int maxBudgets) {
     this.maxBudgets = maxBudgets;
-    this.candidates = candidates;
   }
 
   // ---- the budgets themselves ----------------------------------------------------------------
@@ -79,12 +82,38 @@ public final class BudgetBook {
 
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
+    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     budget.replace(policy, nowMs);
     wake(budget, nowMs);
   }
 
   public void remove(Budget budget) {
+    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     budgets.remove(budget.key());
+  }
+
+  /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
+  public Map<String, TokenBucket> takeReplaced() {
+    if (replaced.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, TokenBucket> taken = replaced;
+    replaced = new HashMap<>();
+    return taken;
+  }
+
+  /** A job put back in flight after a failed commit: its budgets count its cost again. */
+  public void rehold(Job job, boolean tokensWereReturned) {
+    for (Binding binding : job.budgets()) {
+      Budget budget = budgets.get(binding.key());
+      if (budget == null) {
+        continue;
+      }
+      budget.dispatched(binding.cost());
+      if (tokensWereReturned && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+        budget.bucket().unrelease(binding.cost());
+      }
+    }
   }
 
   /** Refuses a policy whose capacity is below the cost of something still committed (§8.9). */
@@ -139,7 +168,7 @@ public final class BudgetBook {
 
   /** A bound job became ready: it waits in each of its budgets' queues. */
   public void park(Job job, long nowMs) {
-    job.parked(true);
+    parked.add(job);
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
@@ -155,12 +184,11 @@ public final class BudgetBook {
 
   /** The job leaves its waiting queues (dispatched, deleted, rescheduled, rebound). */
   public void unpark(Job job, long nowMs) {
-    if (!job.parked()) {
+    if (!parked.remove(job)) {
       return;
     }
-    job.parked(false);
     disarm(job);
-    withdraw(job);
+    offers.remove(job);
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       boolean wasHead = budget.head(job.queue()) == job;
@@ -174,25 +202,48 @@ public final class BudgetBook {
     }
   }
 
+  public boolean isParked(Job job) {
+    return parked.contains(job);
+  }
+
+  /** True when heads became able to pay since {@link #takeOffers} last ran. */
+  public boolean hasOffers() {
+    return !offers.isEmpty();
+  }
+
+  /** The heads found able to pay and not collected yet (a copy). */
+  public List<Job> pendingOffers() {
+    return List.copyOf(offers);
+  }
+
+  /** Hands over (and forgets) the heads found able to pay, for the dispatcher's ready index. */
+  public List<Job> takeOffers() {
+    if (offers.isEmpty()) {
+      return List.of();
+    }
+    List<Job> taken = List.copyOf(offers);
+    offers.clear();
+    return taken;
+  }
+
   /** What dispatch may do with a candidate for one worker. */
   public enum Admission {
-    /** Dispatch it: its tokens are taken and it left its waiting queues. */
+    /** Its budgets can pay now: dispatch it, after {@link #charge}. */
     ADMIT,
     /** Not this worker's: another parked job of its budget comes first in the worker's queues. */
     SKIP,
-    /** Not dispatchable now for anyone: it left the ready index until its next chance. */
+    /** Not dispatchable now for anyone: drop it from the candidates until its next offer. */
     DROP
   }
 
   /**
-   * Tries to dispatch a candidate to a worker taking {@code queues} (all when null): it must head
+   * Whether a candidate may go to a worker taking {@code queues} (all when null): it must head
    * one of its budgets within those queues (strict FIFO per budget, §5.2), and every budget must
-   * pay its full cost now (all or nothing). On success the tokens are taken and the job leaves
-   * its waiting queues; otherwise nothing is taken.
+   * be able to pay its full cost now (all or nothing). Takes nothing; a head the drip will afford
+   * later is armed for that instant.
    */
-  public Admission admit(Job job, Set<String> queues, long nowMs) {
-    if (!job.parked() || !isHeadOfAny(job)) {
-      withdraw(job);
+  public Admission admission(Job job, Set<String> queues, long nowMs) {
+    if (!parked.contains(job) || !isHeadOfAny(job)) {
       return Admission.DROP;
     }
     if (!isHeadOfAnyFor(job, queues)) {
@@ -206,13 +257,17 @@ public final class BudgetBook {
         return Admission.DROP;
       }
     }
+    return Admission.ADMIT;
+  }
+
+  /** Takes an admitted job's tokens from every budget; it leaves its waiting queues. */
+  public void charge(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       budget.bucket().tryAcquire(binding.cost(), nowMs);
       budget.dispatched(binding.cost());
     }
     unpark(job, nowMs);
-    return Admission.ADMIT;
   }
 
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
@@ -230,6 +285,26 @@ public final class BudgetBook {
     }
   }
 
+  /** Every armed head with the instant it is looked at again (a copy). */
+  public Map<Job, Long> armedWakes() {
+    return new HashMap<>(wakeAtMs);
+  }
+
+  /** True when the job is a parked head that its budgets can pay for now. */
+  public boolean canPayNow(Job job, long nowMs) {
+    if (!parked.contains(job) || !isHeadOfAny(job)) {
+      return false;
+    }
+    for (Binding binding : job.budgets()) {
+      Availability availability =
+          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
+      if (availability.kind() != Availability.Kind.NOW) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** The earliest armed wake-up, or {@link Long#MAX_VALUE}. */
   public long nextWakeMs() {
     return wakes.earliestMs();
@@ -238,7 +313,7 @@ public final class BudgetBook {
   /** Looks again at every head whose wake-up instant has come. */
   public void runDue(long nowMs) {
     for (Job job : wakes.pollDue(nowMs, Integer.MAX_VALUE)) {
-      job.wakeAtMs(Job.NONE);
+      wakeAtMs.remove(job);
       evaluate(job, nowMs);
     }
   }
@@ -259,9 +334,9 @@ public final class BudgetBook {
 
   /** Offers an affordable head, arms a wake-up for one the drip will afford, else waits. */
   private void evaluate(Job job, long nowMs) {
-    if (!job.parked() || !isHeadOfAny(job)) {
+    if (!parked.contains(job) || !isHeadOfAny(job)) {
       disarm(job);
-      withdraw(job);
+      offers.remove(job);
       return;
     }
     Availability availability = Availability.NOW;
@@ -276,14 +351,14 @@ public final class BudgetBook {
     switch (availability.kind()) {
       case NOW -> {
         disarm(job);
-        offer(job);
+        offers.add(job);
       }
       case AT -> {
-        withdraw(job);
+        offers.remove(job);
         arm(job, availability.atMs());
       }
       default -> {
-        withdraw(job);
+        offers.remove(job);
         disarm(job);
       }
     }
@@ -307,30 +382,16 @@ public final class BudgetBook {
     return false;
   }
 
-  private void offer(Job job) {
-    if (!job.offered()) {
-      job.offered(true);
-      candidates.offer(job);
-    }
-  }
-
-  private void withdraw(Job job) {
-    if (job.offered()) {
-      job.offered(false);
-      candidates.withdraw(job);
-    }
-  }
-
   private void arm(Job job, long atMs) {
     disarm(job);
-    job.wakeAtMs(atMs);
+    wakeAtMs.put(job, atMs);
     wakes.add(job);
   }
 
   private void disarm(Job job) {
-    if (job.wakeAtMs() != Job.NONE) {
+    if (wakeAtMs.containsKey(job)) {
       wakes.remove(job);
-      job.wakeAtMs(Job.NONE);
+      wakeAtMs.remove(job);
     }
   }
 }

@@ -29,6 +29,30 @@ public final class TokenBucket {
     this.lastRefillMs = nowMs;
   }
 
+  /** A bucket in the same state, for a state that may have to be restored. */
+  public TokenBucket copy() {
+    TokenBucket copy = new TokenBucket(policy, lastRefillMs);
+    copy.takeStateOf(this);
+    return copy;
+  }
+
+  /** Takes over another bucket's whole state, policy included. */
+  public void takeStateOf(TokenBucket other) {
+    policy = other.policy;
+    capacity = other.capacity;
+    tokens = other.tokens;
+    accrued = other.accrued;
+    debt = other.debt;
+    lastRefillMs = other.lastRefillMs;
+  }
+
+  /** Takes back tokens that {@link #release} returned, owing what is not there. */
+  public void unrelease(long cost) {
+    long taken = Math.min(cost, tokens);
+    tokens -= taken;
+    debt += cost - taken;
+  }
+
   public long tokens() {
     return tokens;
   }

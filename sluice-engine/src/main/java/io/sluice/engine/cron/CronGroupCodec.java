@@ -1,6 +1,6 @@
 package io.sluice.engine.cron;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.RetentionPolicy;

@@ -1,47 +1,86 @@
 package io.sluice.engine.dispatch;
 
+import io.sluice.engine.budget.BudgetBook;
 import io.sluice.engine.budget.BudgetBook.Admission;
 import io.sluice.engine.job.Job;
-import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.HashMap;
 import java.util.List;
-import java.util.function.BiFunction;
-import java.util.Set;
+import java.util.Map;
 
 /**
- * Matches ready jobs to take streams with free prefetch slots, one job per stream per round so
- * that streams share a scarce backlog fairly, and never past the server-wide in-flight limit.
+ * Decides which ready job goes to which take stream. It owns the ready index (unbound ready jobs
+ * and the budget heads that can pay) and is the only class that changes it; for a bound job it
+ * asks the budget book whether the job heads its budgets for the worker's queues and whether they
+ * can pay, and charges them when it dispatches. Streams with free prefetch slots get one job per
+ * round, so that they share a scarce backlog fairly, and never past the server-wide limit.
  *
  * <p>Owned by the engine thread. Work is done only when something that could enable a dispatch
- * happened since the last pass (a ready job, a returned slot, a new or writable stream).
+ * happened since the last pass (a ready job, an offer, a returned slot, a new or writable stream).
  */
 public final class Dispatcher {
-  private final ReadyIndex ready;
+  /** Moves a dispatched job into flight and returns what its stream receives. */
+  @FunctionalInterface
+  public interface Handover {
+    JobSnapshot handOver(Job job, long nowMs);
+  }
+
+  private final ReadyIndex ready = new ReadyIndex();
+  private final BudgetBook budgets;
   private final int globalInFlightLimit;
   private final List<WorkerSession> sessions = new ArrayList<>();
-  private int inFlightCount;
+  /** The stream holding each job in flight. */
+  private final Map<Job, WorkerSession> holders = new HashMap<>();
   /**
    * Dispatch time of every job in flight, readable from any thread: the query API overlays it on
    * stored records, since dispatch itself is not written to disk.
    */
-  private final Map<JobId, Long> inFlightView = new ConcurrentHashMap<>();
+  private final Map<JobId, Long> inFlightView;
   /**
    * Jobs that left flight this turn. They leave the view only once the turn that recorded their
    * new state is durable, so a reader never sees them as neither in flight nor as stored.
    */
-  private List<Map.Entry<JobId, Long>> departed = new ArrayList<>();
+  private List<Departure> departed = new ArrayList<>();
   private int rotation;
   private boolean dirty;
 
-  /** @param globalInFlightLimit the most jobs in flight across all streams; 0 means unlimited */
-  public Dispatcher(ReadyIndex ready, int globalInFlightLimit) {
-    this.ready = ready;
+  /** A job that left flight: which stream held it, since when. */
+  public record Departure(Job job, WorkerSession session, long dequeuedAtMs) {}
+
+  /**
+   * @param globalInFlightLimit the most jobs in flight across all streams; 0 means unlimited
+   * @param inFlightView the map to keep the in-flight view in; it outlives this dispatcher when a
+   *     failed commit rebuilds the engine state
+   */
+  public Dispatcher(BudgetBook budgets, int globalInFlightLimit, Map<JobId, Long> inFlightView) {
+    this.budgets = budgets;
     this.globalInFlightLimit = globalInFlightLimit;
+    this.inFlightView = inFlightView;
   }
+
+  // ---- ready jobs ----------------------------------------------------------------------------
+
+  /** The job became ready: an unbound one is a candidate at once, a bound one parks. */
+  public void enter(Job job, long nowMs) {
+    if (job.budgets().isEmpty()) {
+      ready.add(job);
+      dirty = true;
+    } else {
+      budgets.park(job, nowMs);
+    }
+  }
+
+  /** A ready job leaves dispatch (patched, rebound, deleted) before a stream took it. */
+  public void leave(Job job, long nowMs) {
+    ready.remove(job);
+    if (!job.budgets().isEmpty()) {
+      budgets.unpark(job, nowMs);
+    }
+  }
+
+  // ---- streams -------------------------------------------------------------------------------
 
   public void open(WorkerSession session) {
     sessions.add(session);
@@ -68,42 +107,49 @@ public final class Dispatcher {
     dirty = true;
   }
 
-  /** A job entered the ready index. */
-  public void readyAdded() {
-    dirty = true;
-  }
-
   /** The job leaves flight (finished, failed, deleted or requeued): its slot is free again. */
   public void release(Job job) {
-    if (job.holder() instanceof WorkerSession session && session.release(job)) {
-      inFlightCount--;
-      departed.add(Map.entry(job.id(), job.dequeuedAtMs()));
+    WorkerSession session = holders.remove(job);
+    if (session != null && session.release(job)) {
+      departed.add(new Departure(job, session, job.dequeuedAtMs()));
       dirty = true;
     }
-    job.holder(null);
-  }
-
-  /** Has the last word on a job for a worker's queue set: its budgets must pay. */
-  @FunctionalInterface
-  public interface Admitter {
-    Admission admit(Job job, Set<String> queues);
   }
 
   /**
-   * Dispatches every job that can go now. The admitter has the last word on each candidate: a
-   * dropped one has left the ready index, a skipped one stays for other workers, and either way
-   * the next best is tried. {@code markInFlight} moves a job into flight and returns what its
-   * stream receives.
+   * Takes over an open stream from the engine state a failed commit discarded. The stream keeps
+   * what it delivered; it holds no job here until {@link #restore} gives its jobs back.
    */
-  public void dispatch(Admitter admitter,
-      BiFunction<Job, WorkerSession, JobSnapshot> markInFlight) {
-    if (!dirty || sessions.isEmpty()) {
+  public void adopt(WorkerSession session) {
+    session.forgetHeld();
+    sessions.add(session);
+    dirty = true;
+  }
+
+  /**
+   * Puts an adopted stream's job back in flight in it, without delivering it again: the worker
+   * still has it. The caller takes the job out of every other index first.
+   */
+  public void restore(Job job, WorkerSession session) {
+    session.restore(job);
+    holders.put(job, session);
+    inFlightView.put(job.id(), job.dequeuedAtMs());
+  }
+
+  /**
+   * Dispatches every job that can go now. A bound candidate must be admitted by its budgets: a
+   * dropped one leaves the ready index, a skipped one stays for other workers, and either way the
+   * next best is tried.
+   */
+  public void dispatch(long nowMs, Handover handover) {
+    if ((!dirty && !budgets.hasOffers()) || sessions.isEmpty()) {
       return;
     }
     dirty = false;
     int n = sessions.size();
     int start = Math.floorMod(rotation++, n);
     boolean progress = true;
+    collectOffers();
     while (progress && underGlobalLimit() && ready.size() > 0) {
       progress = false;
       for (int i = 0; i < n && underGlobalLimit(); i++) {
@@ -111,24 +157,17 @@ public final class Dispatcher {
         if (!session.wantsJobs()) {
           continue;
         }
-        Job job = ready.best(session.queues());
-        while (job != null) {
-          Admission admission = admitter.admit(job, session.queues());
-          if (admission == Admission.ADMIT) {
-            break;
-          }
-          if (admission == Admission.DROP) {
-            ready.remove(job);
-          }
-          job = ready.bestAfter(session.queues(), job);
-        }
+        Job job = admissible(session, nowMs);
         if (job == null) {
           continue;
         }
         ready.remove(job);
-        job.holder(session);
-        session.hold(job, markInFlight.apply(job, session));
-        inFlightCount++;
+        if (!job.budgets().isEmpty()) {
+          budgets.charge(job, nowMs);
+          collectOffers();
+        }
+        holders.put(job, session);
+        session.hold(job, handover.handOver(job, nowMs));
         inFlightView.put(job.id(), job.dequeuedAtMs());
         progress = true;
       }
@@ -138,34 +177,67 @@ public final class Dispatcher {
     }
   }
 
+  /** The best candidate the session may take now, or null. */
+  private Job admissible(WorkerSession session, long nowMs) {
+    Job job = ready.best(session.queues());
+    while (job != null && !job.budgets().isEmpty()) {
+      Admission admission = budgets.admission(job, session.queues(), nowMs);
+      if (admission == Admission.ADMIT) {
+        break;
+      }
+      Job next = ready.bestAfter(session.queues(), job);
+      if (admission == Admission.DROP) {
+        ready.remove(job);
+      }
+      job = next;
+    }
+    return job;
+  }
+
+  private void collectOffers() {
+    for (Job head : budgets.takeOffers()) {
+      ready.add(head);
+    }
+  }
+
   private boolean underGlobalLimit() {
-    return globalInFlightLimit == 0 || inFlightCount < globalInFlightLimit;
+    return globalInFlightLimit == 0 || holders.size() < globalInFlightLimit;
+  }
+
+  // ---- what other rooms read ----------------------------------------------------------------
+
+  /** True while a stream holds the job. */
+  public boolean holds(Job job) {
+    return holders.containsKey(job);
+  }
+
+  /** Every job in flight with the stream holding it (a copy). */
+  public Map<Job, WorkerSession> holdings() {
+    return new HashMap<>(holders);
+  }
+
+  /** Drops a job from the in-flight view whose departure will never be made durable. */
+  public void forgetDeparture(Departure departure) {
+    inFlightView.remove(departure.job().id(), departure.dequeuedAtMs());
+  }
+
+  /** The ready index in dispatch order; offers not collected yet are not in it. */
+  public List<Job> readyInOrder() {
+    return ready.inOrder();
   }
 
   /** Hands over this turn's departures (engine thread). */
-  public List<Map.Entry<JobId, Long>> takeDepartures() {
+  public List<Departure> takeDepartures() {
     if (departed.isEmpty()) {
       return List.of();
     }
-    List<Map.Entry<JobId, Long>> taken = departed;
+    List<Departure> taken = departed;
     departed = new ArrayList<>();
     return taken;
   }
 
-  /** Drops departures from the view once their turn is durable (any thread). */
-  public void forget(List<Map.Entry<JobId, Long>> departures) {
-    for (Map.Entry<JobId, Long> departure : departures) {
-      // Conditional: a job dispatched again meanwhile keeps its new entry.
-      inFlightView.remove(departure.getKey(), departure.getValue());
-    }
-  }
-
-  public Map<JobId, Long> inFlightView() {
-    return Collections.unmodifiableMap(inFlightView);
-  }
-
   public int inFlightCount() {
-    return inFlightCount;
+    return holders.size();
   }
 
   public List<WorkerSession> sessions() {

@@ -2,30 +2,29 @@ package io.sluice.engine.dispatch;
 
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.OrderedJobs;
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Runnable jobs per queue, ordered by (priority, id): priority first, FIFO within a priority.
+ * Dispatch candidates per queue in {@link Job#DISPATCH_ORDER}: priority first, FIFO within a
+ * priority. Only the {@link Dispatcher} that owns it changes it.
  *
  * <p>Owned by the engine thread. A job must be removed before its queue or priority changes.
  */
-public final class ReadyIndex {
-  static final Comparator<Job> DISPATCH_ORDER =
-      Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
-
+final class ReadyIndex {
   private final Map<String, OrderedJobs> byQueue = new HashMap<>();
   private int size;
 
-  public void add(Job job) {
-    if (byQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(DISPATCH_ORDER)).add(job)) {
+  void add(Job job) {
+    if (byQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(Job.DISPATCH_ORDER)).add(job)) {
       size++;
     }
   }
 
-  public boolean remove(Job job) {
+  boolean remove(Job job) {
     OrderedJobs jobs = byQueue.get(job.queue());
     if (jobs == null || !jobs.remove(job)) {
       return false;
@@ -38,7 +37,7 @@ public final class ReadyIndex {
   }
 
   /** The best job across the given queues (all queues when null), without removing it. */
-  public Job best(Set<String> queues) {
+  Job best(Set<String> queues) {
     Job best = null;
     if (queues == null) {
       for (OrderedJobs jobs : byQueue.values()) {
@@ -56,7 +55,7 @@ public final class ReadyIndex {
   }
 
   /** The best job after {@code after} in dispatch order, across the given queues (all: null). */
-  public Job bestAfter(Set<String> queues, Job after) {
+  Job bestAfter(Set<String> queues, Job after) {
     Job best = null;
     if (queues == null) {
       for (OrderedJobs jobs : byQueue.values()) {
@@ -78,10 +77,20 @@ public final class ReadyIndex {
   }
 
   private static Job better(Job a, Job b) {
-    return a == null || DISPATCH_ORDER.compare(b, a) < 0 ? b : a;
+    return a == null || Job.DISPATCH_ORDER.compare(b, a) < 0 ? b : a;
   }
 
-  public int size() {
+  /** Every candidate in dispatch order. */
+  List<Job> inOrder() {
+    List<Job> all = new ArrayList<>(size);
+    for (OrderedJobs jobs : byQueue.values()) {
+      all.addAll(jobs.toList());
+    }
+    all.sort(Job.DISPATCH_ORDER);
+    return all;
+  }
+
+  int size() {
     return size;
   }
 }

@@ -72,6 +72,16 @@ public final class WorkerSession {
     }
   }
 
+  /** Holds a job delivered before, again (see {@link Dispatcher#restore}). */
+  void restore(Job job) {
+    inFlight.add(job);
+  }
+
+  /** Drops every held job, which belonged to a discarded engine state. */
+  void forgetHeld() {
+    inFlight.clear();
+  }
+
   boolean release(Job job) {
     return inFlight.remove(job);
   }

@@ -1,7 +1,6 @@
 package io.sluice.engine.job;
 
-import io.sluice.engine.budget.Binding;
-import io.sluice.engine.store.IndexEntry;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -12,6 +11,9 @@ import java.util.List;
  */
 public final class Job {
   public static final long NONE = -1;
+  /** The order jobs are dispatched in, within a queue and within a budget: priority, then id. */
+  public static final Comparator<Job> DISPATCH_ORDER =
+      Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
 
   private final JobId id;
   private final String type;
@@ -29,21 +31,11 @@ public final class Job {
   private long purgeAtMs = NONE;
   /** Canonical JSON payload while it is cached in memory; null once evicted to the store only. */
   private byte[] payload;
-  /** The take stream holding this job while it is in flight; null otherwise. */
-  private Object holder;
   private List<Binding> budgets = List.of();
-  /** True while the job waits in its budgets' waiting queues. */
-  private boolean parked;
   /** True from enqueue until the write is durable; such a job is in no index yet. */
   private boolean pending;
-  /** True while a parked job is offered in the ready index as an affordable budget head. */
-  private boolean offered;
-  /** When a blocked budget head should be looked at again; {@link #NONE} when not armed. */
-  private long wakeAtMs = NONE;
   private UniqueKey unique;
   private BatchConfig batch;
-  /** What the stored record is indexed under; null until the first write. */
-  private IndexEntry indexed;
 
   public Job(JobId id, String type, String queue, int priority, JobStatus status, long readyAtMs) {
     this.id = id;
@@ -72,14 +64,6 @@ public final class Job {
 
   public void batch(BatchConfig batch) {
     this.batch = batch;
-  }
-
-  public IndexEntry indexed() {
-    return indexed;
-  }
-
-  public void indexed(IndexEntry entry) {
-    this.indexed = entry;
   }
 
   public String type() {
@@ -190,14 +174,6 @@ public final class Job {
     this.payload = payload;
   }
 
-  public Object holder() {
-    return holder;
-  }
-
-  public void holder(Object holder) {
-    this.holder = holder;
-  }
-
   public List<Binding> budgets() {
     return budgets;
   }
@@ -206,36 +182,12 @@ public final class Job {
     this.budgets = List.copyOf(budgets);
   }
 
-  public boolean parked() {
-    return parked;
-  }
-
-  public void parked(boolean parked) {
-    this.parked = parked;
-  }
-
   public boolean pending() {
     return pending;
   }
 
   public void pending(boolean pending) {
     this.pending = pending;
-  }
-
-  public boolean offered() {
-    return offered;
-  }
-
-  public void offered(boolean offered) {
-    this.offered = offered;
-  }
-
-  public long wakeAtMs() {
-    return wakeAtMs;
-  }
-
-  public void wakeAtMs(long wakeAtMs) {
-    this.wakeAtMs = wakeAtMs;
   }
 
   /** True when the job is past its purge time and so invisible to every API. */

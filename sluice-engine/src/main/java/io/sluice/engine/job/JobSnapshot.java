@@ -1,6 +1,6 @@
 package io.sluice.engine.job;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import java.util.List;
 
 /**

@@ -1,7 +1,9 @@
 package io.sluice.engine.job;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.TreeSet;
 
 /**
@@ -109,6 +111,15 @@ public final class OrderedJobs {
       }
     }
     return low < runSize ? runAt(low) : null;
+  }
+
+  /** Every job, in order (a copy). */
+  public List<Job> toList() {
+    List<Job> all = new ArrayList<>(tree);
+    for (int i = 0; i < runSize; i++) {
+      all.add(runAt(i));
+    }
+    return all;
   }
 
   public boolean isEmpty() {

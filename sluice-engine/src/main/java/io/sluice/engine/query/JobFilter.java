@@ -1,6 +1,6 @@
 package io.sluice.engine.query;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;

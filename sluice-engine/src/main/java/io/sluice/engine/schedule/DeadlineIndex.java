@@ -44,6 +44,11 @@ public final class DeadlineIndex {
     return due;
   }
 
+  /** Every job, earliest deadline first (a copy). */
+  public List<Job> inOrder() {
+    return new ArrayList<>(jobs);
+  }
+
   public int size() {
     return jobs.size();
   }

@@ -8,8 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What a stored job record is indexed under: its queue, its type and its {@link State}. The store
  * keeps one secondary-index key per component, so that listings filtered by queue, type or status
- * walk only the jobs that can match. Every write names the entry it replaces, which the engine
- * remembers per job, so the store never reads before it writes.
+ * walk only the jobs that can match. Every write names the entry it replaces, so the store never
+ * reads before it writes.
  */
 public record IndexEntry(String queue, String type, State state) {
   private static final int MAX_SHARED = 10_000;
@@ -34,20 +34,9 @@ public record IndexEntry(String queue, String type, State state) {
     }
   }
 
-  /**
-   * The entry for {@code job}, shared with every other job of the same queue, type and state
-   * (there are few of those, and a job remembers its entry for as long as it lives).
-   */
+  /** The entry for {@code job}. */
   public static IndexEntry of(JobSnapshot job) {
-    IndexEntry entry = new IndexEntry(job.queue(), job.type(), State.of(job.status()));
-    IndexEntry shared = SHARED.get(entry);
-    if (shared != null) {
-      return shared;
-    }
-    if (SHARED.size() < MAX_SHARED) {
-      SHARED.putIfAbsent(entry, entry);
-    }
-    return entry;
+    return of(job.queue(), job.type(), job.status());
   }
 
   /** The entry for {@code job}, reusing {@code previous} when nothing indexed changed. */
@@ -57,5 +46,21 @@ public record IndexEntry(String queue, String type, State state) {
       return previous;
     }
     return of(job);
+  }
+
+  /**
+   * The entry for a job of this queue, type and status, shared with every other job of the same
+   * three (there are few of those).
+   */
+  public static IndexEntry of(String queue, String type, JobStatus status) {
+    IndexEntry entry = new IndexEntry(queue, type, State.of(status));
+    IndexEntry shared = SHARED.get(entry);
+    if (shared != null) {
+      return shared;
+    }
+    if (SHARED.size() < MAX_SHARED) {
+      SHARED.putIfAbsent(entry, entry);
+    }
+    return entry;
   }
 }

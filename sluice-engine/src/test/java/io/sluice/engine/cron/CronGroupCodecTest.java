@@ -3,7 +3,7 @@ package io.sluice.engine.cron;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.NewJob;

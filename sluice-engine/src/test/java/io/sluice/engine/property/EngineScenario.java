@@ -4,7 +4,7 @@ import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.Turn;
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.dispatch.JobSink;

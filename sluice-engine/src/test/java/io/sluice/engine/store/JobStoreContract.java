@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineHarness;
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;

@@ -1,6 +1,6 @@
 package io.sluice.store.rocks;
 
-import io.sluice.engine.budget.Binding;
+import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;

@@ -1,4 +1,4 @@
-package io.sluice.engine.budget;
+package io.sluice.engine.job;
 
 /** A job's draw on one budget: {@code cost} tokens per dispatch. */
 public record Binding(String key, long cost) {}

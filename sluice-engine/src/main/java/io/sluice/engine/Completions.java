@@ -1,0 +1,136 @@
+package io.sluice.engine;
+
+import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.ErrorRecord;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.store.IndexEntry;
+import io.sluice.engine.store.Mutation;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What a worker reports about a job it holds (API.md §8.5–§8.7): success, which completes it, or
+ * failure, which schedules a retry with backoff or kills it once its retries are spent. Either
+ * way the job leaves flight, and a finished one is retained or forgotten per its retention.
+ *
+ * <p>Runs on the engine thread.
+ */
+final class Completions {
+  private final EngineConfig config;
+  private final JobTable jobs;
+  private final Placement placement;
+  private final BudgetBook budgets;
+  private final UniqueClaims claims;
+  private final PayloadCache payloads;
+  private final JobRemoval removal;
+  private final Writes writes;
+
+  Completions(EngineConfig config, JobTable jobs, Placement placement, BudgetBook budgets,
+      UniqueClaims claims, PayloadCache payloads, JobRemoval removal, Writes writes) {
+    this.config = config;
+    this.jobs = jobs;
+    this.placement = placement;
+    this.budgets = budgets;
+    this.claims = claims;
+    this.payloads = payloads;
+    this.removal = removal;
+    this.writes = writes;
+  }
+
+  void complete(JobId id, long nowMs) {
+    complete(inFlight(id), nowMs);
+  }
+
+  /** Completes every id that is in flight; returns those that were not, in request order. */
+  List<String> completeAll(List<String> ids, long nowMs) {
+    List<String> notFound = new ArrayList<>();
+    for (String raw : ids) {
+      Job job = jobs.get(JobId.parseOrNull(raw));
+      if (job == null || job.status() != JobStatus.IN_FLIGHT) {
+        notFound.add(raw);
+      } else {
+        complete(job, nowMs);
+      }
+    }
+    return notFound;
+  }
+
+  private void complete(Job job, long nowMs) {
+    placement.leaveFlight(job, nowMs);
+    long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
+        config.defaultCompletedRetentionMs());
+    finish(job, JobStatus.COMPLETED, retentionMs, nowMs);
+  }
+
+  JobSnapshot fail(JobId id, FailureReport report, long nowMs) {
+    Job job = inFlight(id);
+    placement.leaveFlight(job, nowMs);
+    int attempts = job.attempts() + 1;
+    job.attempts(attempts);
+    job.failedAtMs(nowMs);
+    writes.write(new Mutation.PutError(job.id(), new ErrorRecord(attempts, report.message(),
+        report.errorType(), report.backtrace(), job.dequeuedAtMs(), nowMs)));
+    int retryLimit = job.retryLimit() != null ? job.retryLimit() : config.defaultRetryLimit();
+    if (report.kill() || (report.retryAtMs() == null && attempts > retryLimit)) {
+      long retentionMs = effective(job.retention() == null ? null : job.retention().deadMs(),
+          config.defaultDeadRetentionMs());
+      finish(job, JobStatus.DEAD, retentionMs, nowMs);
+      return job.snapshot(false);
+    }
+    long retryAtMs;
+    if (report.retryAtMs() != null) {
+      retryAtMs = report.retryAtMs();
+    } else {
+      BackoffPolicy backoff = job.backoff() != null ? job.backoff() : config.defaultBackoff();
+      retryAtMs = saturatingAdd(nowMs, backoff.delayMs(attempts, report.jitterUniform()));
+    }
+    job.readyAtMs(retryAtMs);
+    // Always scheduled first (API.md §4.3, §8.7): a retry_at that is already due is promoted by
+    // this same turn's due pass, so the job is dispatchable at once.
+    placement.schedule(job);
+    claims.retakeIfFree(job);
+    JobSnapshot snapshot = job.snapshot(false);
+    writes.write(JobWrites.put(job, snapshot, JobWrites.storedEntry(job)));
+    return snapshot;
+  }
+
+  private Job inFlight(JobId id) {
+    Job job = jobs.get(id);
+    if (job == null || job.status() != JobStatus.IN_FLIGHT) {
+      throw new SluiceException.NotFound("job not found in in-flight set");
+    }
+    return job;
+  }
+
+  private void finish(Job job, JobStatus terminal, long retentionMs, long nowMs) {
+    IndexEntry stored = JobWrites.storedEntry(job);
+    payloads.take(job);
+    budgets.untrack(job);
+    job.status(terminal);
+    claims.finished(job);
+    if (terminal == JobStatus.COMPLETED) {
+      job.completedAtMs(nowMs);
+    }
+    if (retentionMs == 0) {
+      removal.forget(job, stored);
+      return;
+    }
+    job.purgeAtMs(saturatingAdd(nowMs, retentionMs));
+    placement.retain(job);
+    writes.write(JobWrites.put(job, job.snapshot(false), stored));
+  }
+
+  private static long effective(Long override, long serverDefault) {
+    return override != null ? override : serverDefault;
+  }
+
+  static long saturatingAdd(long a, long b) {
+    long sum = a + b;
+    return sum < a ? Long.MAX_VALUE : sum;
+  }
+}

@@ -1,0 +1,44 @@
+package io.sluice.engine;
+
+import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.job.Job;
+
+/**
+ * The work that time makes due, done once per turn: cron fires, scheduled jobs whose ready time
+ * came, budget heads whose drip now pays, and the reaper. Also tells the loop how long it may
+ * sleep.
+ *
+ * <p>Runs on the engine thread.
+ */
+final class DueWork {
+  private final CronAdmin crons;
+  private final Placement placement;
+  private final BudgetBook budgets;
+  private final Reaper reaper;
+  private final int schedulerBatchSize;
+
+  DueWork(CronAdmin crons, Placement placement, BudgetBook budgets, Reaper reaper,
+      int schedulerBatchSize) {
+    this.crons = crons;
+    this.placement = placement;
+    this.budgets = budgets;
+    this.reaper = reaper;
+    this.schedulerBatchSize = schedulerBatchSize;
+  }
+
+  /** The earliest instant at which {@link #run} has work, or {@link Long#MAX_VALUE}. */
+  long nextDeadlineMs() {
+    long next = Math.min(placement.nextReadyAtMs(), budgets.nextWakeMs());
+    next = Math.min(next, crons.nextFireMs());
+    return Math.min(next, reaper.nextDeadlineMs());
+  }
+
+  void run(long nowMs) {
+    crons.fireDue(nowMs);
+    for (Job job : placement.dueScheduled(nowMs, schedulerBatchSize)) {
+      placement.makeReady(job, nowMs);
+    }
+    budgets.runDue(nowMs);
+    reaper.runDue(nowMs);
+  }
+}

@@ -1,0 +1,90 @@
+package io.sluice.engine;
+
+import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.TokenBucket;
+import io.sluice.engine.dispatch.Dispatcher;
+import io.sluice.engine.dispatch.WorkerSession;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobStatus;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Carries what the store does not hold from a discarded state to one rebuilt from the store after
+ * a failed commit, so that the rebuilt state is the one before the failed turns: the open take
+ * streams and the jobs they hold (dispatch is not written), including jobs those turns took out
+ * of flight, and the budgets' buckets (never written: a bucket changed by those turns gets its
+ * state from before the change).
+ *
+ * <p>What cannot come back: a stream that ended in a failed turn (its jobs stay ready, as after
+ * any requeue), and payloads the cache held (read from the store again when needed).
+ */
+final class Rebuild {
+  private final Rooms discarded;
+  private final Rooms rebuilt;
+  private final List<Turn> undone;
+
+  /** {@code undone} are the turns whose commit failed, oldest first. */
+  Rebuild(Rooms discarded, Rooms rebuilt, List<Turn> undone) {
+    this.discarded = discarded;
+    this.rebuilt = rebuilt;
+    this.undone = undone;
+  }
+
+  void carryOver(long nowMs) {
+    carryBuckets();
+    Set<WorkerSession> open = new HashSet<>(discarded.dispatcher.sessions());
+    for (WorkerSession session : discarded.dispatcher.sessions()) {
+      rebuilt.dispatcher.adopt(session);
+    }
+    for (Map.Entry<Job, WorkerSession> held : discarded.dispatcher.holdings().entrySet()) {
+      Job before = held.getKey();
+      if (!rehold(before, held.getValue(), before.dequeuedAtMs(), false, nowMs)) {
+        rebuilt.dispatcher.forgetDeparture(
+            new Dispatcher.Departure(before, held.getValue(), before.dequeuedAtMs()));
+      }
+    }
+    for (Turn turn : undone) {
+      for (Dispatcher.Departure departure : turn.departures()) {
+        boolean reheld = open.contains(departure.session()) && rehold(departure.job(),
+            departure.session(), departure.dequeuedAtMs(), true, nowMs);
+        if (!reheld) {
+          rebuilt.dispatcher.forgetDeparture(departure);
+        }
+      }
+    }
+  }
+
+  private void carryBuckets() {
+    Map<String, TokenBucket> before = new HashMap<>();
+    for (int i = undone.size() - 1; i >= 0; i--) {
+      before.putAll(undone.get(i).bucketsBefore());
+    }
+    for (Budget budget : rebuilt.budgets.sortedByKey()) {
+      TokenBucket source = before.get(budget.key());
+      if (source == null) {
+        Budget kept = discarded.budgets.get(budget.key());
+        source = kept == null || !kept.policy().equals(budget.policy()) ? null : kept.bucket();
+      }
+      if (source != null) {
+        budget.bucket().takeStateOf(source);
+      }
+    }
+  }
+
+  /** Puts the rebuilt copy of a job back in its stream; false when the store no longer has it. */
+  private boolean rehold(Job before, WorkerSession session, long dequeuedAtMs,
+      boolean tokensWereReturned, long nowMs) {
+    Job job = rebuilt.jobs.get(before.id());
+    if (job == null || job.status().isTerminal() || job.status() == JobStatus.IN_FLIGHT
+        || job.pending()) {
+      return false;
+    }
+    rebuilt.streams.restore(job, session, dequeuedAtMs, nowMs);
+    rebuilt.budgets.rehold(job, tokensWereReturned);
+    return true;
+  }
+}

@@ -1,0 +1,56 @@
+package io.sluice.engine;
+
+import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.dispatch.Dispatcher;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import java.time.ZoneId;
+import java.util.Map;
+
+/**
+ * The engine's live state and the rooms that change it, wired together once. A failed commit
+ * replaces the whole set with one rebuilt from the store (see {@link Rebuild}).
+ *
+ * <p>Owned by the engine thread.
+ */
+final class Rooms {
+  final Writes writes = new Writes();
+  final JobTable jobs = new JobTable();
+  final BudgetBook budgets;
+  final Dispatcher dispatcher;
+  final Placement placement;
+  final PayloadCache payloads;
+  final UniqueClaims claims;
+  final OpenBatches openBatches;
+  final JobRemoval removal;
+  final Enqueuing enqueuing;
+  final Completions completions;
+  final JobEdits edits;
+  final TakeStreams streams;
+  final CronAdmin crons;
+  final BudgetAdmin budgetAdmin;
+  final DueWork due;
+
+  Rooms(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds,
+      ZoneId cronDefaultZone, Map<JobId, Long> inFlightView) {
+    budgets = new BudgetBook(config.maxBudgets());
+    dispatcher = new Dispatcher(budgets, config.globalInFlightLimit(), inFlightView);
+    placement = new Placement(dispatcher, budgets);
+    payloads = new PayloadCache(config.payloadCacheBytes());
+    claims = new UniqueClaims(writes::enqueueWrite, writes::write);
+    openBatches = new OpenBatches(writes::enqueueWrite, writes::write);
+    removal = new JobRemoval(jobs, payloads, claims, openBatches, writes);
+    enqueuing = new Enqueuing(jobs, placement, budgets, claims, openBatches, batchExpressions,
+        payloads, writes);
+    completions =
+        new Completions(config, jobs, placement, budgets, claims, payloads, removal, writes);
+    edits = new JobEdits(jobs, placement, removal, new JobRebinder(budgets, placement, writes),
+        writes);
+    streams =
+        new TakeStreams(config, dispatcher, placement, claims, openBatches, payloads, writes);
+    crons = new CronAdmin(new CronJobs(writes, enqueuing), budgets, cronDefaultZone, jobIds);
+    budgetAdmin = new BudgetAdmin(budgets, crons, writes::write);
+    due = new DueWork(crons, placement, budgets,
+        new Reaper(placement, removal, config.reaperIntervalMs()), config.schedulerBatchSize());
+  }
+}
