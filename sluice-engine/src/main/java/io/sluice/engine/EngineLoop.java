@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * turn is durable, so a response never reveals state that a crash could undo. The engine thread
  * sleeps until the next command or the engine's earliest deadline; it never polls.
  *
+ * <p>A failed commit changes nothing: its turn's commands fail, so do the turns queued behind it
+ * (they were built on its changes), and the engine rebuilds its state from the store before it
+ * takes another command ({@link Engine#rollBack}).
+ *
  * <p>One store commit holds at most {@link CommitLimits#enqueues} enqueue commands and at most
  * {@link CommitLimits#completions} success acknowledgements (CLI.md §6); a bulk request is one
  * command, and a turn that reaches a limit ends there, the rest waiting for the next turn.
@@ -116,6 +120,13 @@ public final class EngineLoop implements AutoCloseable {
   private final Thread engineThread;
   private final Thread commitThread;
   private volatile boolean running = true;
+  /**
+   * Set when a commit fails, before its turn is counted out of {@link #pendingCommits}; until the
+   * engine has rolled back, every later turn fails unwritten.
+   */
+  private volatile Throwable poisonedBy;
+  /** The turns that failed since the last rollback, oldest first. */
+  private final ConcurrentLinkedQueue<Turn> failedTurns = new ConcurrentLinkedQueue<>();
 
   public EngineLoop(Engine engine, JobStore store, InstantSource clock, CommitModes commitModes) {
     this(engine, store, clock, commitModes, CommitLimits.DEFAULTS);
@@ -156,6 +167,14 @@ public final class EngineLoop implements AutoCloseable {
   private void runEngine() {
     List<Completion<?>> completions = new ArrayList<>();
     while (running || !inbox.isEmpty()) {
+      if (poisonedBy != null) {
+        if (pendingCommits.get() > 0) {
+          // The turns queued behind the failed one are being failed; none may be applied first.
+          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+          continue;
+        }
+        rollBack();
+      }
       long nowMs = clock.millis();
       int applied = 0;
       Counts counts = new Counts();
@@ -175,7 +194,12 @@ public final class EngineLoop implements AutoCloseable {
       }
       Turn turn = engine.takeTurn();
       if (!turn.isEmpty() || !completions.isEmpty()) {
-        if (pendingCommits.get() == 0 && !needsSync(turn)) {
+        // Read in this order: a commit that failed has set poisonedBy before it counted out.
+        boolean nothingPending = pendingCommits.get() == 0;
+        Throwable poison = poisonedBy;
+        if (poison != null) {
+          failUnwritten(turn, completions, poison);
+        } else if (nothingPending && !needsSync(turn)) {
           commitInline(turn, completions, nowMs);
         } else {
           pendingCommits.incrementAndGet();
@@ -183,12 +207,14 @@ public final class EngineLoop implements AutoCloseable {
         }
         completions = new ArrayList<>();
       }
-      try {
-        engine.dispatch(nowMs);
-      } catch (RuntimeException e) {
-        LOG.error("dispatch failed", e);
+      if (poisonedBy == null) {
+        try {
+          engine.dispatch(nowMs);
+        } catch (RuntimeException e) {
+          LOG.error("dispatch failed", e);
+        }
       }
-      if (applied == 0 && inbox.isEmpty()) {
+      if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
         park(engine.nextDeadlineMs());
       }
     }
@@ -204,10 +230,47 @@ public final class EngineLoop implements AutoCloseable {
     if (failure == null) {
       engine.committed(turn.newJobs(), nowMs);
       engine.durable(turn);
+    } else {
+      poison(List.of(turn), failure);
     }
     for (Completion<?> completion : completions) {
       completion.complete(failure);
     }
+  }
+
+  /** A turn built on a failed one: it fails too, and is undone with it. */
+  private void failUnwritten(Turn turn, List<Completion<?>> completions, Throwable cause) {
+    failedTurns.add(turn);
+    for (Completion<?> completion : completions) {
+      completion.complete(cause);
+    }
+  }
+
+  private void poison(List<Turn> turns, Throwable cause) {
+    failedTurns.addAll(turns);
+    if (poisonedBy == null) {
+      poisonedBy = cause;
+    }
+  }
+
+  /** Engine thread, nothing pending: the state goes back to what the store holds. */
+  private void rollBack() {
+    List<Turn> undone = new ArrayList<>();
+    Turn turn;
+    while ((turn = failedTurns.poll()) != null) {
+      undone.add(turn);
+    }
+    long startedNanos = System.nanoTime();
+    try {
+      engine.rollBack(store, undone, clock.millis());
+      LOG.warn("a failed commit undid {} turn(s); state rebuilt from the store in {} ms",
+          undone.size(), (System.nanoTime() - startedNanos) / 1_000_000);
+    } catch (RuntimeException e) {
+      // The store cannot even be read: keep serving from memory rather than stop; what memory
+      // holds beyond the store is lost at the next restart.
+      LOG.error("rebuilding state from the store after a failed commit failed", e);
+    }
+    poisonedBy = null;
   }
 
   private Throwable write(List<Mutation> mutations, boolean sync) {
@@ -290,11 +353,14 @@ public final class EngineLoop implements AutoCloseable {
       newJobs.addAll(turn.newJobs());
       sync |= needsSync(turn);
     }
-    Throwable failure = write(mutations, sync);
+    Throwable poison = poisonedBy;
+    Throwable failure = poison != null ? poison : write(mutations, sync);
     if (failure == null) {
       for (CommitWork work : works) {
         engine.durable(work.turn());
       }
+    } else {
+      poison(works.stream().map(CommitWork::turn).toList(), failure);
     }
     if (failure == null && !newJobs.isEmpty()) {
       // Index before answering, so a job is dispatchable by the time its enqueue is confirmed.
