@@ -13,54 +13,42 @@ import io.sluice.engine.cron.EntrySpec;
 import io.sluice.engine.cron.GroupPatch;
 import io.sluice.engine.cron.GroupSpec;
 import io.sluice.engine.cron.JobTemplate;
-import io.sluice.engine.job.JobIdGenerator;
-import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.Mutation;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The cron resource (API.md §9): the {@code /crons} commands, recovery, and the firing of due
- * entries. Runs on the engine thread like every command; each change writes the whole group.
+ * The cron resource (API.md §9): the {@code /crons} commands, recovery, and when the next entry
+ * is due ({@link CronFiring} fires it). Runs on the engine thread like every command; each change
+ * writes the whole group.
  *
  * <p>Template bindings are resolved, and {@code create_with} budgets created, when an entry is
  * installed (BUDGETS.md §9); a template then keeps its budgets from being deleted or shrunk below
  * its cost. Every validation failure is a 400 here, budget problems included (§9.2).
  */
 public final class CronAdmin {
-  /** What the cron resource needs from the engine. */
-  public interface Host {
-    /** Adds an administrative change to the current turn (default commit mode). */
-    void write(Mutation mutation);
-
-    /** Enqueues a fired job in the current turn; throws {@link SluiceException} if it cannot. */
-    void enqueue(NewJob job, long nowMs);
-
-    /** Adds a schedule change made by firing to the current turn, in the enqueue commit mode. */
-    void writeFired(Mutation mutation);
-  }
-
   private static final Logger LOG = LoggerFactory.getLogger(CronAdmin.class);
 
-  private final Host host;
+  /** Adds an administrative change to the current turn (default commit mode). */
+  private final Consumer<Mutation> writes;
   private final BudgetBook budgets;
   private final ZoneId serverZone;
-  private final JobIdGenerator ids;
   private final TreeMap<String, CronGroup> groups = new TreeMap<>(Names.BYTE_ORDER);
   /** The earliest next occurrence over all groups; recomputed lazily after changes. */
   private long nextFireMs = Long.MAX_VALUE;
   private boolean nextFireStale;
 
-  public CronAdmin(Host host, BudgetBook budgets, ZoneId serverZone, JobIdGenerator ids) {
-    this.host = host;
+  public CronAdmin(Consumer<Mutation> writes, BudgetBook budgets, ZoneId serverZone) {
+    this.writes = writes;
     this.budgets = budgets;
     this.serverZone = serverZone;
-    this.ids = ids;
   }
 
   // ---- groups --------------------------------------------------------------------------------
@@ -80,7 +68,7 @@ public final class CronAdmin {
   public int deleteAll() {
     int count = groups.size();
     for (String name : groups.keySet()) {
-      host.write(new Mutation.DeleteCronGroup(name));
+      writes.accept(new Mutation.DeleteCronGroup(name));
     }
     groups.clear();
     nextFireStale = true;
@@ -117,7 +105,7 @@ public final class CronAdmin {
   public void deleteGroup(String name) {
     existingGroup(name);
     groups.remove(name);
-    host.write(new Mutation.DeleteCronGroup(name));
+    writes.accept(new Mutation.DeleteCronGroup(name));
     nextFireStale = true;
   }
 
@@ -178,7 +166,7 @@ public final class CronAdmin {
       throw new SluiceException.InvalidRequest(e.getMessage());
     }
     for (Budget created : plan.apply(nowMs)) {
-      host.write(new Mutation.PutBudget(created.view()));
+      writes.accept(new Mutation.PutBudget(created.view()));
     }
     return templates;
   }
@@ -228,7 +216,7 @@ public final class CronAdmin {
     return 0;
   }
 
-  // ---- recovery and firing -------------------------------------------------------------------
+  // ---- recovery and the next fire -----------------------------------------------------------
 
   /** Loads a stored group at start-up; call after the budgets are recovered. */
   public void recover(String name, byte[] record) {
@@ -242,35 +230,14 @@ public final class CronAdmin {
     }
   }
 
-  /**
-   * Fires every due entry (API.md §9.6): each fire enqueues one job, ready at its scheduled
-   * occurrence, in the same turn as the schedule change that records it.
-   */
-  public void fireDue(long nowMs) {
-    if (nextFireMs() > nowMs) {
-      return;
-    }
-    for (CronGroup group : groups.values()) {
-      if (group.fireDue(nowMs, (template, atMs) -> fire(group, template, atMs, nowMs))) {
-        host.writeFired(new Mutation.PutCronGroup(group.name(), CronGroupCodec.encode(group)));
-      }
-    }
-    nextFireStale = true;
+  /** Every group, in name byte order, for firing. */
+  Collection<CronGroup> groups() {
+    return groups.values();
   }
 
-  /** Enqueues one fire; on failure the entry still advances, so it cannot refire every turn. */
-  private boolean fire(CronGroup group, JobTemplate template, long occurrenceMs, long nowMs) {
-    try {
-      host.enqueue(template.toNewJob(ids.next(nowMs), occurrenceMs), nowMs);
-      return true;
-    } catch (SluiceException e) {
-      LOG.warn("cron group '{}' could not enqueue its {} job: {}", group.name(), template.type(),
-          e.getMessage());
-      return false;
-    } catch (RuntimeException e) {
-      LOG.error("cron group '{}' failed to enqueue its {} job", group.name(), template.type(), e);
-      return false;
-    }
+  /** A group's schedule changed outside this class (it fired): the next fire is worked out anew. */
+  void scheduleChanged() {
+    nextFireStale = true;
   }
 
   /** The earliest next occurrence of any entry, or {@link Long#MAX_VALUE} if none. */
@@ -289,7 +256,7 @@ public final class CronAdmin {
   // ---- helpers -------------------------------------------------------------------------------
 
   private void stored(CronGroup group) {
-    host.write(new Mutation.PutCronGroup(group.name(), CronGroupCodec.encode(group)));
+    writes.accept(new Mutation.PutCronGroup(group.name(), CronGroupCodec.encode(group)));
     nextFireStale = true;
   }
 

@@ -4,19 +4,14 @@ import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.Mutation;
 import java.util.List;
 
-/** What cron administration and firing do to the rest of the engine: write and enqueue. */
-final class CronJobs implements CronAdmin.Host {
+/** What cron firing does to the rest of the engine: enqueue, and write the schedule change. */
+final class CronJobs implements CronFiring.Host {
   private final Writes writes;
   private final Enqueuing enqueuing;
 
   CronJobs(Writes writes, Enqueuing enqueuing) {
     this.writes = writes;
     this.enqueuing = enqueuing;
-  }
-
-  @Override
-  public void write(Mutation mutation) {
-    writes.write(mutation);
   }
 
   @Override

@@ -12,14 +12,16 @@ import io.sluice.engine.job.Job;
  */
 final class DueWork {
   private final CronAdmin crons;
+  private final CronFiring firing;
   private final Placement placement;
   private final BudgetBook budgets;
   private final Reaper reaper;
   private final int schedulerBatchSize;
 
-  DueWork(CronAdmin crons, Placement placement, BudgetBook budgets, Reaper reaper,
+  DueWork(CronAdmin crons, CronFiring firing, Placement placement, BudgetBook budgets, Reaper reaper,
       int schedulerBatchSize) {
     this.crons = crons;
+    this.firing = firing;
     this.placement = placement;
     this.budgets = budgets;
     this.reaper = reaper;
@@ -34,7 +36,7 @@ final class DueWork {
   }
 
   void run(long nowMs) {
-    crons.fireDue(nowMs);
+    firing.fireDue(nowMs);
     for (Job job : placement.dueScheduled(nowMs, schedulerBatchSize)) {
       placement.makeReady(job, nowMs);
     }

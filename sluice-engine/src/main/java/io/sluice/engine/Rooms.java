@@ -48,9 +48,10 @@ final class Rooms {
         writes);
     streams =
         new TakeStreams(config, dispatcher, placement, claims, openBatches, payloads, writes);
-    crons = new CronAdmin(new CronJobs(writes, enqueuing), budgets, cronDefaultZone, jobIds);
+    crons = new CronAdmin(writes::write, budgets, cronDefaultZone);
     budgetAdmin = new BudgetAdmin(budgets, crons, writes::write);
-    due = new DueWork(crons, placement, budgets,
+    CronFiring firing = new CronFiring(crons, new CronJobs(writes, enqueuing), jobIds);
+    due = new DueWork(crons, firing, placement, budgets,
         new Reaper(placement, removal, config.reaperIntervalMs()), config.schedulerBatchSize());
   }
 }

@@ -26,6 +26,7 @@ class CronAdminTest {
 
   final CronFixture f = new CronFixture();
   final CronAdmin crons = f.crons;
+  final CronFiring firing = f.firing;
 
   /** Installs an entry whose template draws {@code cost} from budget {@code key}. */
   void bind(String group, String entry, String key, long cost) {
@@ -64,7 +65,7 @@ class CronAdminTest {
     @Test
     void isIdempotentAndKeepsTheSchedule() {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
-      crons.fireDue(at("2024-01-15T01:00:05Z"));
+      firing.fireDue(at("2024-01-15T01:00:05Z"));
 
       CronGroupView again = crons.putGroup("g", group(entry("e", "0 * * * *")),
           at("2024-01-15T01:20:00Z"));
@@ -88,7 +89,7 @@ class CronAdminTest {
     @Test
     void recomputesFromNowAndKeepsLastWhenTheExpressionChanges() {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       CronEntryView e = crons.putGroup("g", group(entry("e", "15 * * * *")),
           at("2024-01-15T01:20:00Z")).entries().get(0);
@@ -125,7 +126,7 @@ class CronAdminTest {
     @Test
     void keepsTheScheduleWhenTheEntryZoneMovesToTheGroupWithTheSameEffectiveZone() {
       crons.putGroup("g", groupWith(null, ROME, entry("e", "*/5 * * * *", ROME, null)), T0);
-      crons.fireDue(at("2024-01-15T00:35:00Z"));
+      firing.fireDue(at("2024-01-15T00:35:00Z"));
 
       CronEntryView e = crons.putGroup("g", groupWith(null, ROME, entry("e", "*/5 * * * *")),
           at("2024-01-15T00:36:00Z")).entries().get(0);
@@ -287,7 +288,7 @@ class CronAdminTest {
     @Test
     void keepsTheScheduleWhenTheSameZoneIsSetAgain() {
       crons.putGroup("g", groupWith(null, ROME, entry("e", "*/5 * * * *")), T0);
-      crons.fireDue(at("2024-01-15T00:35:00Z"));
+      firing.fireDue(at("2024-01-15T00:35:00Z"));
 
       CronGroupView same =
           crons.patchGroup("g", new GroupPatch(null, true, ROME), at("2024-01-15T00:36:00Z"));
@@ -346,7 +347,7 @@ class CronAdminTest {
     @Test
     void putCreatesOrReplacesWithTheReplacementRules() {
       CronEntryView created = crons.putEntry("g", entry("e", "0 * * * *"), T0);
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       CronEntryView kept = crons.putEntry("g", entry("e", "0 * * * *", null, true),
           at("2024-01-15T01:10:00Z"));
@@ -420,7 +421,7 @@ class CronAdminTest {
     void enqueuesOneJobReadyAtTheOccurrence() {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
 
-      crons.fireDue(at("2024-01-15T01:00:00.250Z"));
+      firing.fireDue(at("2024-01-15T01:00:00.250Z"));
 
       assertThat(f.enqueued).singleElement().satisfies(job -> {
         assertThat(job.readyAtMs()).isEqualTo(at("2024-01-15T01:00:00Z"));
@@ -438,7 +439,7 @@ class CronAdminTest {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
       f.writes.clear();
 
-      crons.fireDue(at("2024-01-15T00:59:59.999Z"));
+      firing.fireDue(at("2024-01-15T00:59:59.999Z"));
 
       assertThat(f.enqueued).isEmpty();
       assertThat(f.firedWrites).isEmpty();
@@ -449,8 +450,8 @@ class CronAdminTest {
     void collapsesMissedOccurrencesIntoOneFire() {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
 
-      crons.fireDue(at("2024-01-15T05:30:00Z"));
-      crons.fireDue(at("2024-01-15T05:30:01Z"));
+      firing.fireDue(at("2024-01-15T05:30:00Z"));
+      firing.fireDue(at("2024-01-15T05:30:01Z"));
 
       assertThat(f.enqueued).singleElement()
           .satisfies(job -> assertThat(job.readyAtMs()).isEqualTo(at("2024-01-15T01:00:00Z")));
@@ -462,7 +463,7 @@ class CronAdminTest {
     void advancesPausedEntriesWithoutEnqueueing() {
       crons.putGroup("g", group(entry("e", "0 * * * *", null, true)), T0);
 
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       assertThat(f.enqueued).isEmpty();
       CronEntryView e = crons.getEntry("g", "e");
@@ -475,9 +476,9 @@ class CronAdminTest {
     void advancesEntriesOfAPausedGroupWithoutEnqueueing() {
       crons.putGroup("g", groupWith(true, null, entry("e", "0 * * * *")), T0);
 
-      crons.fireDue(at("2024-01-15T03:10:00Z"));
+      firing.fireDue(at("2024-01-15T03:10:00Z"));
       crons.patchGroup("g", new GroupPatch(false, false, null), at("2024-01-15T03:20:00Z"));
-      crons.fireDue(at("2024-01-15T04:00:00Z"));
+      firing.fireDue(at("2024-01-15T04:00:00Z"));
 
       assertThat(f.enqueued).singleElement()
           .satisfies(job -> assertThat(job.readyAtMs()).isEqualTo(at("2024-01-15T04:00:00Z")));
@@ -488,7 +489,7 @@ class CronAdminTest {
       crons.putGroup("g", group(entry("a", "0 * * * *"), entry("b", "30 * * * *")), T0);
       crons.putGroup("h", group(entry("c", "0 * * * *")), T0);
 
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       assertThat(f.enqueued).extracting(j -> j.type()).containsExactly("a", "c");
       assertThat(crons.nextFireMs()).isEqualTo(at("2024-01-15T01:30:00Z"));
@@ -498,7 +499,7 @@ class CronAdminTest {
     void firesSecondLevelExpressions() {
       crons.putGroup("g", group(entry("e", "* * * * * *")), at("2024-01-15T00:00:00.400Z"));
 
-      crons.fireDue(at("2024-01-15T00:00:01.003Z"));
+      firing.fireDue(at("2024-01-15T00:00:01.003Z"));
 
       assertThat(f.enqueued).singleElement()
           .satisfies(job -> assertThat(job.readyAtMs()).isEqualTo(at("2024-01-15T00:00:01Z")));
@@ -510,7 +511,7 @@ class CronAdminTest {
       crons.putGroup("g", group(entry("e", "0 * * * *")), T0);
       f.enqueueFailure = new SluiceException.Unprocessable("budget 'x' does not exist");
 
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       CronEntryView e = crons.getEntry("g", "e");
       assertThat(e.lastEnqueueAtMs()).isEqualTo(NONE);
@@ -521,7 +522,7 @@ class CronAdminTest {
     void leavesAnExpressionWithoutFutureOccurrencesUnscheduled() {
       CronEntryView never = crons.putEntry("g", entry("e", "0 0 30 2 *"), T0);
 
-      crons.fireDue(Long.MAX_VALUE - 1);
+      firing.fireDue(Long.MAX_VALUE - 1);
 
       assertThat(never.nextEnqueueAtMs()).isEqualTo(NONE);
       assertThat(crons.nextFireMs()).isEqualTo(Long.MAX_VALUE);
@@ -546,7 +547,7 @@ class CronAdminTest {
       crons.putGroup("g", group(entry("e", "0 * * * *",
           template("t", new BindingRequest("api", 2L, null)))), T0);
 
-      crons.fireDue(at("2024-01-15T01:00:00Z"));
+      firing.fireDue(at("2024-01-15T01:00:00Z"));
 
       assertThat(crons.getEntry("g", "e").job().budgets())
           .extracting(b -> b.key() + ":" + b.cost()).containsExactly("api:2");
@@ -631,8 +632,8 @@ class CronAdminTest {
       CronFixture restarted = new CronFixture();
       restarted.crons.recover("g", stored.record());
       assertThat(restarted.crons.nextFireMs()).isEqualTo(at("2024-01-15T01:00:00Z"));
-      restarted.crons.fireDue(at("2024-01-15T03:30:00Z"));
-      restarted.crons.fireDue(at("2024-01-15T03:30:01Z"));
+      restarted.firing.fireDue(at("2024-01-15T03:30:00Z"));
+      restarted.firing.fireDue(at("2024-01-15T03:30:01Z"));
 
       assertThat(restarted.enqueued).singleElement()
           .satisfies(job -> assertThat(job.readyAtMs()).isEqualTo(at("2024-01-15T01:00:00Z")));

@@ -18,24 +18,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@link CronAdmin} over a real budget book and a recording host, for tests driven by hand:
+ * A {@link CronAdmin} and its {@link CronFiring} over a real budget book and a recording host, for tests driven by hand:
  * nothing reads a clock, so every call names its time. The server zone is UTC.
  */
-final class CronFixture implements CronAdmin.Host {
+final class CronFixture implements CronFiring.Host {
   static final ZoneId SERVER_ZONE = ZoneOffset.UTC;
 
   final BudgetBook budgets = new BudgetBook(8);
-  final CronAdmin crons = new CronAdmin(this, budgets, SERVER_ZONE, new JobIdGenerator());
   final List<Mutation> writes = new ArrayList<>();
+  final CronAdmin crons = new CronAdmin(writes::add, budgets, SERVER_ZONE);
+  final CronFiring firing = new CronFiring(crons, this, new JobIdGenerator());
   final List<Mutation> firedWrites = new ArrayList<>();
   final List<NewJob> enqueued = new ArrayList<>();
   /** When set, every enqueue fails with it. */
   SluiceException enqueueFailure;
-
-  @Override
-  public void write(Mutation mutation) {
-    writes.add(mutation);
-  }
 
   @Override
   public void enqueue(NewJob job, long nowMs) {
