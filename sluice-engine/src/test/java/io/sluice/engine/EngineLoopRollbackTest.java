@@ -70,23 +70,6 @@ class EngineLoopRollbackTest {
     return loop.call((e, now) -> e.describe(now));
   }
 
-  /** Holds the engine thread inside a command, so that commands submitted meanwhile share its turn. */
-  private CountDownLatch holdTurn() throws InterruptedException {
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    loop.submit((e, now) -> {
-      entered.countDown();
-      try {
-        return release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    });
-    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
-    return release;
-  }
-
   @ParameterizedTest(name = "fsync every commit: {0}")
   @ValueSource(booleans = {false, true})
   void aTurnWhoseCommitFailsLeavesTheEngineAsItWasAndTheLoopServing(boolean syncEverything)
@@ -103,7 +86,7 @@ class EngineLoopRollbackTest {
     String before = state();
 
     store.failNextCommit(new StorageException("commit", new java.io.IOException("disk full")));
-    CountDownLatch release = holdTurn();
+    CountDownLatch release = HeldTurn.hold(loop);
     List<CompletableFuture<?>> turn = new ArrayList<>();
     turn.add(loop.submit(EngineLoop.Kind.COMPLETE, (e, now) -> {
       e.complete(held, now);

@@ -63,22 +63,6 @@ class EngineLoopTest {
         (engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
   }
 
-  /** Holds the engine thread inside a command until the returned latch is counted down. */
-  private CountDownLatch holdEngineThread() throws InterruptedException {
-    CountDownLatch entered = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    loop.submit((engine, nowMs) -> {
-      entered.countDown();
-      try {
-        return release.await(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    });
-    assertThat(entered.await(5, TimeUnit.SECONDS)).isTrue();
-    return release;
-  }
 
   private static long jobsWritten(CommitBatch batch) {
     return batch.mutations().stream().filter(Mutation.PutJob.class::isInstance).count();
@@ -187,7 +171,7 @@ class EngineLoopTest {
   @Test
   void aTurnAppliesAtMostTheEnqueueLimitAndLeavesTheRestForTheNext() throws Exception {
     start(false, false, new EngineLoop.CommitLimits(2, 1000));
-    CountDownLatch release = holdEngineThread();
+    CountDownLatch release = HeldTurn.hold(loop);
     List<CompletableFuture<List<JobSnapshot>>> enqueued = new java.util.ArrayList<>();
     for (int i = 0; i < 5; i++) {
       enqueued.add(enqueue("q"));
@@ -233,7 +217,7 @@ class EngineLoopTest {
   @Test
   void theCompletionLimitDoesNotHoldBackEnqueues() throws Exception {
     start(false, false, new EngineLoop.CommitLimits(1000, 1));
-    CountDownLatch release = holdEngineThread();
+    CountDownLatch release = HeldTurn.hold(loop);
     List<CompletableFuture<List<JobSnapshot>>> enqueued = new java.util.ArrayList<>();
     for (int i = 0; i < 4; i++) {
       enqueued.add(enqueue("q"));
