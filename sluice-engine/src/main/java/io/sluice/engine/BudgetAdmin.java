@@ -57,7 +57,7 @@ public final class BudgetAdmin {
       return stored(book.create(key, policy, nowMs));
     }
     crons.checkBudgetShrink(key, policy.capacity());
-    book.checkShrink(budget, policy);
+    budget.checkShrink(policy);
     book.replace(budget, policy, nowMs);
     return stored(budget);
   }
@@ -80,7 +80,7 @@ public final class BudgetAdmin {
     long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
     BudgetPolicy policy = BudgetPolicy.validate(new PolicySpec(allocation, type, durationMs, burst));
     crons.checkBudgetShrink(key, policy.capacity());
-    book.checkShrink(budget, policy);
+    budget.checkShrink(policy);
     book.replace(budget, policy, nowMs);
     return stored(budget);
   }
@@ -88,7 +88,7 @@ public final class BudgetAdmin {
   public void delete(String key) {
     Budget budget = existing(key);
     crons.checkBudgetUnreferenced(key);
-    book.checkUnreferenced(budget);
+    budget.checkUnreferenced();
     book.remove(budget);
     writes.accept(new Mutation.DeleteBudget(key));
   }

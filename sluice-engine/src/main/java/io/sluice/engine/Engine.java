@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.budget.BindingChange;
 import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.BulkRebindResult;
 import io.sluice.engine.dispatch.JobSink;
@@ -42,6 +43,8 @@ public final class Engine {
   private final ZoneId cronDefaultZone;
   /** Read by the query API from any thread; kept across a rebuild (see {@link #rollBack}). */
   private final Map<JobId, Long> inFlightView = new ConcurrentHashMap<>();
+  /** Every budget's published state (X1), read from any thread; kept across a rebuild. */
+  private final Map<String, BudgetState> budgetStates = new ConcurrentHashMap<>();
   private Rooms rooms;
   private long nextSessionId = 1;
 
@@ -74,7 +77,8 @@ public final class Engine {
   }
 
   private Rooms newRooms() {
-    return new Rooms(config, batchExpressions, jobIds, cronDefaultZone, inFlightView);
+    return new Rooms(config, batchExpressions, jobIds, cronDefaultZone, inFlightView,
+        budgetStates);
   }
 
   public EngineConfig config() {
@@ -97,7 +101,9 @@ public final class Engine {
 
   /** Loads everything the store holds, in order; call once, before the loop starts. */
   public RecoveryReport recoverFrom(JobStore store, long nowMs) {
-    return new Recovery(rooms).run(store, nowMs);
+    RecoveryReport report = new Recovery(rooms).run(store, nowMs);
+    rooms.budgets.publishAll();
+    return report;
   }
 
   /** Loads one stored budget, bucket full; before {@link #recover}. */
@@ -140,6 +146,7 @@ public final class Engine {
     new Recovery(rebuilt).run(store, nowMs);
     new Rebuild(rooms, rebuilt, undone).carryOver(nowMs);
     rooms = rebuilt;
+    rooms.budgets.publishAll();
   }
 
   // ---- enqueue -------------------------------------------------------------------------------
@@ -179,6 +186,14 @@ public final class Engine {
     return Collections.unmodifiableMap(inFlightView);
   }
 
+  /**
+   * Budget key → the budget's policy and live state as of the end of the last turn or dispatch
+   * (X1); safe to read from any thread, never waits for the engine.
+   */
+  public Map<String, BudgetState> budgetStates() {
+    return Collections.unmodifiableMap(budgetStates);
+  }
+
   public int inFlightCount() {
     return rooms.dispatcher.inFlightCount();
   }
@@ -186,6 +201,11 @@ public final class Engine {
   /** Queue names of every stored job, in byte order (API.md §8.8). */
   public List<String> queueNames() {
     return rooms.jobs.queueNames();
+  }
+
+  /** Why the job is not running yet, and when it could (X2). */
+  public JobWait explainWait(JobId id, long nowMs) {
+    return rooms.waits.explain(id, nowMs);
   }
 
   /** The live state in a canonical text form, for tests and diagnostics (see EngineState). */
@@ -225,6 +245,7 @@ public final class Engine {
   /** Hands every dispatchable job to a stream with a free slot. */
   public void dispatch(long nowMs) {
     rooms.streams.dispatch(nowMs);
+    rooms.budgets.publish();
   }
 
   // ---- acknowledgements ----------------------------------------------------------------------
@@ -312,6 +333,7 @@ public final class Engine {
 
   /** Ends the current turn, returning its durable effects. */
   public Turn takeTurn() {
+    rooms.budgets.publish();
     return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced());
   }
 

@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
@@ -30,10 +31,12 @@ final class Rooms {
   final CronAdmin crons;
   final BudgetAdmin budgetAdmin;
   final DueWork due;
+  final WaitReasons waits;
 
   Rooms(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds,
-      ZoneId cronDefaultZone, Map<JobId, Long> inFlightView) {
-    budgets = new BudgetBook(config.maxBudgets());
+      ZoneId cronDefaultZone, Map<JobId, Long> inFlightView,
+      Map<String, BudgetState> budgetStates) {
+    budgets = new BudgetBook(config.maxBudgets(), budgetStates);
     dispatcher = new Dispatcher(budgets, config.globalInFlightLimit(), inFlightView);
     placement = new Placement(dispatcher, budgets);
     payloads = new PayloadCache(config.payloadCacheBytes());
@@ -53,5 +56,6 @@ final class Rooms {
     CronFiring firing = new CronFiring(crons, new CronJobs(writes, enqueuing), jobIds);
     due = new DueWork(crons, firing, placement, budgets,
         new Reaper(placement, removal, config.reaperIntervalMs()), config.schedulerBatchSize());
+    waits = new WaitReasons(jobs, budgets);
   }
 }

@@ -1,7 +1,8 @@
 package io.sluice.engine.budget;
 
+import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Job;
-import io.sluice.engine.job.OrderedJobs;
+import io.sluice.engine.job.RankedJobs;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -22,13 +23,17 @@ public final class Budget {
   private final long createdAtMs;
   private long updatedAtMs;
   private final TokenBucket bucket;
-  private final Map<String, OrderedJobs> parkedByQueue = new HashMap<>();
+  private final Map<String, RankedJobs> parkedByQueue = new HashMap<>();
   /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
   private int parkedCount;
-  /** Summed cost of the jobs bound here that are in flight, whatever the strategy. */
+  private long parkedCost;
+  /** Jobs bound here that are in flight, and their summed cost, whatever the strategy. */
+  private int inFlightJobs;
   private long inFlightCost;
+  /** Dispatches charged to this budget since the server started (X1). */
+  private long dispatchedTotal;
   /**
    * Heads (of this or another budget) last found unable to pay because of this budget; a release,
    * refill or policy change here looks at them again. Entries may be stale: they are checked.
@@ -79,18 +84,20 @@ public final class Budget {
 
   // ---- waiting queues ------------------------------------------------------------------------
 
-  void park(Job job) {
-    OrderedJobs waiting =
-        parkedByQueue.computeIfAbsent(job.queue(), q -> new OrderedJobs(Job.DISPATCH_ORDER));
-    if (waiting.add(job)) {
+  void park(Job job, long cost) {
+    RankedJobs waiting =
+        parkedByQueue.computeIfAbsent(job.queue(), q -> new RankedJobs(Job.DISPATCH_ORDER));
+    if (waiting.add(job, cost)) {
       parkedCount++;
+      parkedCost += cost;
     }
   }
 
-  void unpark(Job job) {
-    OrderedJobs waiting = parkedByQueue.get(job.queue());
+  void unpark(Job job, long cost) {
+    RankedJobs waiting = parkedByQueue.get(job.queue());
     if (waiting != null && waiting.remove(job)) {
       parkedCount--;
+      parkedCost -= cost;
       if (waiting.isEmpty()) {
         parkedByQueue.remove(job.queue());
       }
@@ -99,7 +106,7 @@ public final class Budget {
 
   /** The first parked job of the given queue, or null. */
   Job head(String queue) {
-    OrderedJobs waiting = parkedByQueue.get(queue);
+    RankedJobs waiting = parkedByQueue.get(queue);
     return waiting == null ? null : waiting.first();
   }
 
@@ -120,7 +127,7 @@ public final class Budget {
    */
   boolean isHeadFor(Job job, Set<String> queues) {
     if (queues == null) {
-      for (OrderedJobs waiting : parkedByQueue.values()) {
+      for (RankedJobs waiting : parkedByQueue.values()) {
         if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
           return false;
         }
@@ -128,12 +135,24 @@ public final class Budget {
       return true;
     }
     for (String queue : queues) {
-      OrderedJobs waiting = parkedByQueue.get(queue);
+      RankedJobs waiting = parkedByQueue.get(queue);
       if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
         return false;
       }
     }
     return true;
+  }
+
+  /**
+   * The parked jobs of this budget, in every queue, that come before {@code job} in dispatch
+   * order: those this budget dispatches first when workers take every queue.
+   */
+  public RankedJobs.Ahead ahead(Job job) {
+    RankedJobs.Ahead ahead = RankedJobs.Ahead.NONE;
+    for (RankedJobs waiting : parkedByQueue.values()) {
+      ahead = ahead.plus(waiting.before(job));
+    }
+    return ahead;
   }
 
   void blocks(Job head) {
@@ -154,12 +173,33 @@ public final class Budget {
     return parkedCount;
   }
 
+  public long parkedCost() {
+    return parkedCost;
+  }
+
   void dispatched(long cost) {
+    inFlightJobs++;
+    inFlightCost += cost;
+    dispatchedTotal++;
+  }
+
+  /** A job put back in flight after a failed commit: counted in flight, not dispatched again. */
+  void reheld(long cost) {
+    inFlightJobs++;
     inFlightCost += cost;
   }
 
   void leftFlight(long cost) {
+    inFlightJobs = Math.max(0, inFlightJobs - 1);
     inFlightCost = Math.max(0, inFlightCost - cost);
+  }
+
+  public int inFlightJobs() {
+    return inFlightJobs;
+  }
+
+  public long dispatchedTotal() {
+    return dispatchedTotal;
   }
 
   public long inFlightCost() {
@@ -193,5 +233,27 @@ public final class Budget {
   /** The largest cost among unfinished jobs, or 0 when there are none. */
   public long maxUnfinishedCost() {
     return unfinishedCosts.isEmpty() ? 0 : unfinishedCosts.lastKey();
+  }
+
+  /** Refuses a policy whose capacity is below the cost of something still committed (§8.9). */
+  public void checkShrink(BudgetPolicy policy) {
+    long capacity = policy.capacity();
+    long maxCost = maxUnfinishedCost();
+    if (maxCost > capacity) {
+      int n = unfinishedCount();
+      throw new SluiceException.Unprocessable("budget '" + key + "' cannot allocate "
+          + capacity + ": " + n + " unfinished " + (n == 1 ? "job" : "jobs") + " draw up to "
+          + maxCost + " from it. Raise the allocation, delete them, or wait for them to drain.");
+    }
+  }
+
+  /** Refuses deleting a budget that unfinished jobs still draw on (§8.6). */
+  public void checkUnreferenced() {
+    int n = unfinishedCount();
+    if (n > 0) {
+      throw new SluiceException.Conflict("budget '" + key + "' is referenced by " + n
+          + " unfinished " + (n == 1 ? "job" : "jobs")
+          + ". Delete them or wait for them to finish before deleting it.");
+    }
   }
 }

@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every budget and the rules of BUDGETS.md §5–§6 that the dispatcher asks about: parking, head
@@ -39,8 +40,30 @@ public final class BudgetBook {
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
 
+  /** Where every change of a budget's state is published for other threads (X1). */
+  private final BudgetPublisher publisher;
+
   public BudgetBook(int maxBudgets) {
+    this(maxBudgets, new ConcurrentHashMap<>());
+  }
+
+  /**
+   * @param published where the state of every budget is published for other threads; it outlives
+   *     this book when a failed commit rebuilds the engine state ({@link #publishAll})
+   */
+  public BudgetBook(int maxBudgets, Map<String, BudgetState> published) {
     this.maxBudgets = maxBudgets;
+    this.publisher = new BudgetPublisher(published);
+  }
+
+  /** Publishes the state of every budget changed since the last call (engine thread). */
+  public void publish() {
+    publisher.publish(budgets);
+  }
+
+  /** Publishes every budget and drops what an earlier book published for budgets not here. */
+  public void publishAll() {
+    publisher.publishAll(budgets);
   }
 
   // ---- the budgets themselves ----------------------------------------------------------------
@@ -69,6 +92,7 @@ public final class BudgetBook {
   public Budget create(String key, BudgetPolicy policy, long nowMs) {
     Budget budget = new Budget(key, policy, nowMs, nowMs, nowMs);
     budgets.put(key, budget);
+    publisher.changed(budget);
     return budget;
   }
 
@@ -77,6 +101,7 @@ public final class BudgetBook {
     Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
         stored.updatedAtMs(), nowMs);
     budgets.put(stored.key(), budget);
+    publisher.changed(budget);
     return budget;
   }
 
@@ -84,12 +109,14 @@ public final class BudgetBook {
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
     replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     budget.replace(policy, nowMs);
+    publisher.changed(budget);
     wake(budget, nowMs);
   }
 
   public void remove(Budget budget) {
     replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     budgets.remove(budget.key());
+    publisher.changed(budget);
   }
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
@@ -109,32 +136,11 @@ public final class BudgetBook {
       if (budget == null) {
         continue;
       }
-      budget.dispatched(binding.cost());
+      budget.reheld(binding.cost());
+      publisher.changed(budget);
       if (tokensWereReturned && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
         budget.bucket().unrelease(binding.cost());
       }
-    }
-  }
-
-  /** Refuses a policy whose capacity is below the cost of something still committed (§8.9). */
-  public void checkShrink(Budget budget, BudgetPolicy policy) {
-    long capacity = policy.capacity();
-    long maxCost = budget.maxUnfinishedCost();
-    if (maxCost > capacity) {
-      int n = budget.unfinishedCount();
-      throw new SluiceException.Unprocessable("budget '" + budget.key() + "' cannot allocate "
-          + capacity + ": " + n + " unfinished " + (n == 1 ? "job" : "jobs") + " draw up to "
-          + maxCost + " from it. Raise the allocation, delete them, or wait for them to drain.");
-    }
-  }
-
-  /** Refuses deleting a budget that unfinished jobs still draw on (§8.6). */
-  public void checkUnreferenced(Budget budget) {
-    int n = budget.unfinishedCount();
-    if (n > 0) {
-      throw new SluiceException.Conflict("budget '" + budget.key() + "' is referenced by " + n
-          + " unfinished " + (n == 1 ? "job" : "jobs")
-          + ". Delete them or wait for them to finish before deleting it.");
     }
   }
 
@@ -172,7 +178,8 @@ public final class BudgetBook {
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
-      budget.park(job);
+      budget.park(job, binding.cost());
+      publisher.changed(budget);
       headsAny |= budget.head(job.queue()) == job;
     }
     // A job queued behind others is looked at when it reaches the head; until then it is neither
@@ -192,7 +199,8 @@ public final class BudgetBook {
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       boolean wasHead = budget.head(job.queue()) == job;
-      budget.unpark(job);
+      budget.unpark(job, binding.cost());
+      publisher.changed(budget);
       if (wasHead) {
         Job next = budget.head(job.queue());
         if (next != null) {
@@ -266,6 +274,7 @@ public final class BudgetBook {
       Budget budget = budgets.get(binding.key());
       budget.bucket().tryAcquire(binding.cost(), nowMs);
       budget.dispatched(binding.cost());
+      publisher.changed(budget);
     }
     unpark(job, nowMs);
   }
@@ -278,6 +287,7 @@ public final class BudgetBook {
         continue;
       }
       budget.leftFlight(binding.cost());
+      publisher.changed(budget);
       if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
         budget.bucket().release(binding.cost());
         wake(budget, nowMs);

@@ -69,6 +69,11 @@ public final class TokenBucket {
     return policy;
   }
 
+  /** Whole tokens a refill at {@code nowMs} would leave, without changing anything. */
+  public long tokensAt(long nowMs) {
+    return policy.type() == StrategyType.TIME_BASED ? project(nowMs)[0] : tokens;
+  }
+
   /** Settles the drip up to {@code nowMs} (time_based only; a clock going back never drains). */
   public void refill(long nowMs) {
     if (policy.type() == StrategyType.TIME_BASED) {
@@ -148,6 +153,30 @@ public final class TokenBucket {
     long waitMs = Math.max(1, wait.min(BigInteger.valueOf(Long.MAX_VALUE / 2)).longValue());
     long at = nowMs + waitMs;
     return Availability.at(at < nowMs ? Long.MAX_VALUE : at);
+  }
+
+  /**
+   * time_based: the instant by which {@code total} tokens will have been available in all (those
+   * there now included), if nothing else spends; the cap is ignored, since the jobs this counts
+   * spend as they go. Null when they are all there now, or for while_in_flight. Same arithmetic
+   * as {@link #nextAvailable}.
+   */
+  public Long accrualAt(long total, long nowMs) {
+    if (policy.type() != StrategyType.TIME_BASED) {
+      return null;
+    }
+    long[] projected = project(nowMs);
+    if (projected[0] >= total) {
+      return null;
+    }
+    BigInteger needed = BigInteger.valueOf(total - projected[0])
+        .multiply(BigInteger.valueOf(policy.durationMs()))
+        .subtract(BigInteger.valueOf(projected[1]));
+    BigInteger[] division = needed.divideAndRemainder(BigInteger.valueOf(policy.allocation()));
+    BigInteger wait = division[1].signum() > 0 ? division[0].add(BigInteger.ONE) : division[0];
+    long waitMs = Math.max(1, wait.min(BigInteger.valueOf(Long.MAX_VALUE / 2)).longValue());
+    long at = nowMs + waitMs;
+    return at < nowMs ? Long.MAX_VALUE : at;
   }
 
   /**
