@@ -5,6 +5,7 @@ import io.sluice.engine.EngineConfig;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.Turn;
 import io.sluice.engine.job.Binding;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.dispatch.JobSink;
@@ -145,6 +146,8 @@ final class EngineScenario {
     final SpecBucket bucket;
     /** Summed cost of the in-flight jobs bound to this budget. */
     long inFlightCost;
+    /** Dispatches charged to this budget since it was created. */
+    long dispatched;
     /** (instant, cost) of every dispatch since the budget was created or last changed. */
     final List<long[]> dispatchesSinceChange = new ArrayList<>();
     /**
@@ -328,6 +331,7 @@ final class EngineScenario {
     engine.dispatch(now);
     Map<Worker, List<Job>> received = takeDeliveries();
     checkAfterPass(received, dispatchableAtStart);
+    checkPublishedState();
     long next = engine.nextDeadlineMs();
     check(next > now, () -> "engine's next deadline " + (next - START_MS)
         + " is not after now: its loop would spin instead of sleeping");
@@ -419,6 +423,7 @@ final class EngineScenario {
           + " could not pay " + binding.cost() + " (holds " + before + ", in-flight cost "
           + budget.inFlightCost + ")");
       budget.inFlightCost += binding.cost();
+      budget.dispatched++;
       dispatchedOn.add(budget.key);
       if (budget.policy.timeBased()) {
         budget.dispatchesSinceChange.add(new long[] {now, binding.cost()});
@@ -448,6 +453,43 @@ final class EngineScenario {
             + "), more than " + p.capacity() + " + " + p.allocation() + " × " + windowMs + " / "
             + p.durationMs());
       }
+    }
+  }
+
+  /** X1: every budget's published state agrees with a recount from the model's jobs. */
+  private void checkPublishedState() {
+    Map<String, BudgetState> published = engine.budgetStates();
+    check(published.keySet().equals(budgets.keySet()), () -> "X1: published budgets "
+        + published.keySet() + ", the model holds " + budgets.keySet());
+    for (Budget budget : budgets.values()) {
+      BudgetState state = published.get(budget.key);
+      long waitingJobs = 0;
+      long waitingCost = 0;
+      long inFlightJobs = 0;
+      long inFlightCost = 0;
+      for (Job job : jobs.values()) {
+        for (Binding binding : job.bindings) {
+          if (!binding.key().equals(budget.key)) {
+            continue;
+          }
+          if (job.state == State.READY) {
+            waitingJobs++;
+            waitingCost += binding.cost();
+          } else if (job.state == State.IN_FLIGHT) {
+            inFlightJobs++;
+            inFlightCost += binding.cost();
+          }
+        }
+      }
+      String recount = "waiting " + waitingJobs + "/" + waitingCost + ", in flight "
+          + inFlightJobs + "/" + inFlightCost + ", tokens " + budget.bucket.available(now)
+          + ", debt " + budget.bucket.debt() + ", dispatched " + budget.dispatched;
+      String read = "waiting " + state.waitingJobs() + "/" + state.waitingCost() + ", in flight "
+          + state.inFlightJobs() + "/" + state.inFlightCost() + ", tokens "
+          + state.tokensAt(now) + ", debt " + state.debt() + ", dispatched "
+          + state.dispatched();
+      check(recount.equals(read), () -> "X1: budget " + budget.key + " publishes " + read
+          + "; a recount gives " + recount);
     }
   }
 
