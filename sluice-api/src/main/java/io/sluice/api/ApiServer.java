@@ -55,8 +55,10 @@ public final class ApiServer implements AutoCloseable {
     compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
     new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
         .register(primaryRoutes);
-    new BudgetRoutes(engine).register(primaryRoutes);
+    new BudgetRoutes(engine, loop.call((eng, nowMs) -> eng.budgetStates()), clock)
+        .register(primaryRoutes);
     new CronRoutes(engine).register(primaryRoutes);
+    new JobWaitRoutes(engine).register(primaryRoutes);
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
     PayloadSelection selection = new PayloadSelection(vertx, queries, clock);
     new BindingRoutes(engine, selection).register(primaryRoutes);

@@ -4,20 +4,37 @@ import io.sluice.api.http.Exchange;
 import io.sluice.api.http.Router;
 import io.sluice.api.wire.BudgetWire;
 import io.sluice.api.wire.Fields;
+import io.sluice.engine.Names;
+import io.sluice.engine.SluiceException;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.budget.PolicySpec;
 import io.vertx.core.http.HttpMethod;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
-/** The budget resource endpoints of BUDGETS.md §8.1–§8.6. */
+/**
+ * The budget resource endpoints of BUDGETS.md §8.1–§8.6, and their live state (X1): with
+ * {@code ?state=true} a read is answered from the state the engine last published, so it never
+ * waits behind an engine turn.
+ */
 final class BudgetRoutes {
   private static final Set<String> NO_PARAMS = Set.of();
+  private static final Set<String> STATE_PARAM = Set.of("state");
 
   private final EngineGateway engine;
+  private final Map<String, BudgetState> states;
+  private final InstantSource clock;
 
-  BudgetRoutes(EngineGateway engine) {
+  BudgetRoutes(EngineGateway engine, Map<String, BudgetState> states, InstantSource clock) {
     this.engine = engine;
+    this.states = states;
+    this.clock = clock;
   }
 
   void register(Router router) {
@@ -31,8 +48,23 @@ final class BudgetRoutes {
   }
 
   private void list(Exchange ex) {
-    ex.query(NO_PARAMS);
+    boolean withState = withState(ex);
     ex.responseFormat();
+    if (withState) {
+      long asOfMs = clock.millis();
+      List<BudgetState> all = new ArrayList<>(states.values());
+      all.sort(Comparator.comparing(state -> state.view().key(), Names.BYTE_ORDER));
+      ex.send(200, gen -> {
+        gen.writeStartObject();
+        gen.writeArrayFieldStart("budgets");
+        for (BudgetState state : all) {
+          BudgetWire.writeBudget(gen, state, asOfMs);
+        }
+        gen.writeEndArray();
+        gen.writeEndObject();
+      });
+      return;
+    }
     ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin().list()), budgets ->
         ex.send(200, gen -> {
           gen.writeStartObject();
@@ -46,10 +78,32 @@ final class BudgetRoutes {
   }
 
   private void get(Exchange ex, String key) {
-    ex.query(NO_PARAMS);
+    boolean withState = withState(ex);
     ex.responseFormat();
+    if (withState) {
+      BudgetState state = states.get(key);
+      if (state == null) {
+        throw new SluiceException.NotFound("budget '" + key + "' not found");
+      }
+      long asOfMs = clock.millis();
+      ex.send(200, gen -> BudgetWire.writeBudget(gen, state, asOfMs));
+      return;
+    }
     ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin().get(key)),
         budget -> ex.send(200, gen -> BudgetWire.writeBudget(gen, budget)));
+  }
+
+  /** {@code ?state=true} adds the live state (X1); absent or {@code false}, the plain budget. */
+  private static boolean withState(Exchange ex) {
+    String value = ex.query(STATE_PARAM).get("state");
+    if (value == null || value.equals("false")) {
+      return false;
+    }
+    if (value.equals("true")) {
+      return true;
+    }
+    throw new SluiceException.InvalidRequest(
+        "invalid query parameters: state must be \"true\" or \"false\"");
   }
 
   private void create(Exchange ex, String key) {

@@ -29,9 +29,11 @@ final class Completions {
   private final PayloadCache payloads;
   private final JobRemoval removal;
   private final Writes writes;
+  private final EngineObserver observer;
 
   Completions(EngineConfig config, JobTable jobs, Placement placement, BudgetBook budgets,
-      UniqueClaims claims, PayloadCache payloads, JobRemoval removal, Writes writes) {
+      UniqueClaims claims, PayloadCache payloads, JobRemoval removal, Writes writes,
+      EngineObserver observer) {
     this.config = config;
     this.jobs = jobs;
     this.placement = placement;
@@ -40,6 +42,7 @@ final class Completions {
     this.payloads = payloads;
     this.removal = removal;
     this.writes = writes;
+    this.observer = observer;
   }
 
   void complete(JobId id, long nowMs) {
@@ -61,6 +64,7 @@ final class Completions {
   }
 
   private void complete(Job job, long nowMs) {
+    observer.completed(job.queue(), ranMs(job, nowMs));
     placement.leaveFlight(job, nowMs);
     long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
         config.defaultCompletedRetentionMs());
@@ -76,7 +80,9 @@ final class Completions {
     writes.write(new Mutation.PutError(job.id(), new ErrorRecord(attempts, report.message(),
         report.errorType(), report.backtrace(), job.dequeuedAtMs(), nowMs)));
     int retryLimit = job.retryLimit() != null ? job.retryLimit() : config.defaultRetryLimit();
-    if (report.kill() || (report.retryAtMs() == null && attempts > retryLimit)) {
+    boolean dead = report.kill() || (report.retryAtMs() == null && attempts > retryLimit);
+    observer.failed(job.queue(), ranMs(job, nowMs), dead);
+    if (dead) {
       long retentionMs = effective(job.retention() == null ? null : job.retention().deadMs(),
           config.defaultDeadRetentionMs());
       finish(job, JobStatus.DEAD, retentionMs, nowMs);
@@ -99,6 +105,10 @@ final class Completions {
     return snapshot;
   }
 
+  private static long ranMs(Job job, long nowMs) {
+    return Math.max(0, nowMs - job.dequeuedAtMs());
+  }
+
   private Job inFlight(JobId id) {
     Job job = jobs.get(id);
     if (job == null || job.status() != JobStatus.IN_FLIGHT) {
@@ -111,7 +121,7 @@ final class Completions {
     IndexEntry stored = JobWrites.storedEntry(job);
     payloads.take(job);
     budgets.untrack(job);
-    job.status(terminal);
+    jobs.status(job, terminal);
     claims.finished(job);
     if (terminal == JobStatus.COMPLETED) {
       job.completedAtMs(nowMs);

@@ -45,6 +45,9 @@ public final class Engine {
   private final Map<JobId, Long> inFlightView = new ConcurrentHashMap<>();
   /** Every budget's published state (X1), read from any thread; kept across a rebuild. */
   private final Map<String, BudgetState> budgetStates = new ConcurrentHashMap<>();
+  /** Jobs per queue and status, read from any thread; kept across a rebuild. */
+  private final Map<String, QueueCounts> queueCounts = new ConcurrentHashMap<>();
+  private final ObserverSlot observer = new ObserverSlot();
   private Rooms rooms;
   private long nextSessionId = 1;
 
@@ -78,7 +81,12 @@ public final class Engine {
 
   private Rooms newRooms() {
     return new Rooms(config, batchExpressions, jobIds, cronDefaultZone, inFlightView,
-        budgetStates);
+        budgetStates, queueCounts, observer);
+  }
+
+  /** Who is told what happens to jobs (metrics, live feeds); none until set. */
+  public void observe(EngineObserver observer) {
+    this.observer.set(observer);
   }
 
   public EngineConfig config() {
@@ -102,7 +110,7 @@ public final class Engine {
   /** Loads everything the store holds, in order; call once, before the loop starts. */
   public RecoveryReport recoverFrom(JobStore store, long nowMs) {
     RecoveryReport report = new Recovery(rooms).run(store, nowMs);
-    rooms.budgets.publishAll();
+    publishAll();
     return report;
   }
 
@@ -146,7 +154,7 @@ public final class Engine {
     new Recovery(rebuilt).run(store, nowMs);
     new Rebuild(rooms, rebuilt, undone).carryOver(nowMs);
     rooms = rebuilt;
-    rooms.budgets.publishAll();
+    publishAll();
   }
 
   // ---- enqueue -------------------------------------------------------------------------------
@@ -192,6 +200,14 @@ public final class Engine {
    */
   public Map<String, BudgetState> budgetStates() {
     return Collections.unmodifiableMap(budgetStates);
+  }
+
+  /**
+   * Queue → its jobs per status, as of the end of the last turn or dispatch; safe to read from
+   * any thread, never waits for the engine.
+   */
+  public Map<String, QueueCounts> queueCounts() {
+    return Collections.unmodifiableMap(queueCounts);
   }
 
   public int inFlightCount() {
@@ -245,7 +261,7 @@ public final class Engine {
   /** Hands every dispatchable job to a stream with a free slot. */
   public void dispatch(long nowMs) {
     rooms.streams.dispatch(nowMs);
-    rooms.budgets.publish();
+    publish();
   }
 
   // ---- acknowledgements ----------------------------------------------------------------------
@@ -333,8 +349,19 @@ public final class Engine {
 
   /** Ends the current turn, returning its durable effects. */
   public Turn takeTurn() {
-    rooms.budgets.publish();
+    publish();
     return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced());
+  }
+
+  /** Makes what changed visible to other threads: budget states and queue counts. */
+  private void publish() {
+    rooms.budgets.publish();
+    rooms.jobs.publish();
+  }
+
+  private void publishAll() {
+    rooms.budgets.publishAll();
+    rooms.jobs.publishAll();
   }
 
   /** Called once a turn is durable; safe from the commit thread (touches only the view). */

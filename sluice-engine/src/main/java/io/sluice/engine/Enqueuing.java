@@ -28,10 +28,11 @@ final class Enqueuing {
   private final BatchExpressions batchExpressions;
   private final PayloadCache payloads;
   private final Writes writes;
+  private final EngineObserver observer;
 
   Enqueuing(JobTable jobs, Placement placement, BudgetBook budgets, UniqueClaims claims,
       OpenBatches openBatches, BatchExpressions batchExpressions, PayloadCache payloads,
-      Writes writes) {
+      Writes writes, EngineObserver observer) {
     this.jobs = jobs;
     this.placement = placement;
     this.budgets = budgets;
@@ -40,6 +41,7 @@ final class Enqueuing {
     this.batchExpressions = batchExpressions;
     this.payloads = payloads;
     this.writes = writes;
+    this.observer = observer;
   }
 
   /**
@@ -128,6 +130,7 @@ final class Enqueuing {
   void committed(List<Job> newJobs, long nowMs) {
     for (Job job : newJobs) {
       job.pending(false);
+      observer.enqueued(job.queue());
       if (jobs.get(job.id()) == job && job.status() != JobStatus.IN_FLIGHT
           && !job.status().isTerminal()) {
         placement.place(job, nowMs);

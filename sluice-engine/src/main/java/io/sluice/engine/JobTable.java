@@ -2,25 +2,37 @@ package io.sluice.engine;
 
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.query.JobFilter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * Every job the server holds, by id, with the number of jobs per queue so that listing queues
- * never scans jobs. Type and queue names are shared through one cache.
+ * Every job the server holds, by id, with the number of jobs per queue and status, so that
+ * listing queues or counting never scans jobs; every status change goes through
+ * {@link #status}. Type and queue names are shared through one cache. The counts of queues that
+ * changed are published for other threads at the end of each turn and dispatch.
  *
  * <p>Owned by the engine thread.
  */
 final class JobTable {
   /** Replaced once, while empty, by a map sized for recovery. */
   private Map<JobId, Job> jobs = new HashMap<>();
-  private final Map<String, Integer> queueSizes = new HashMap<>();
+  /** Queue → jobs per status, indexed by {@link JobStatus#ordinal}. */
+  private final Map<String, long[]> counts = new HashMap<>();
+  private final Set<String> changedQueues = new HashSet<>();
+  private final Map<String, QueueCounts> published;
   private final NameCache names = new NameCache();
+
+  /** @param published where the counts are published; it outlives this table on a rebuild */
+  JobTable(Map<String, QueueCounts> published) {
+    this.published = published;
+  }
 
   /**
    * Sizes the map for about {@code expectedJobs} before recovery fills it, so that a million
@@ -54,25 +66,68 @@ final class JobTable {
 
   void add(Job job) {
     jobs.put(job.id(), job);
-    queueSizes.merge(job.queue(), 1, Integer::sum);
+    count(job.queue(), job.status(), 1);
   }
 
   void remove(Job job) {
     jobs.remove(job.id());
-    countOut(job.queue());
+    count(job.queue(), job.status(), -1);
+  }
+
+  /** Every change of a live job's status. */
+  void status(Job job, JobStatus status) {
+    count(job.queue(), job.status(), -1);
+    job.status(status);
+    count(job.queue(), status, 1);
   }
 
   /** Moves the job to another queue; the caller has taken it off every queue-keyed index. */
   void moveToQueue(Job job, String queue) {
     if (!queue.equals(job.queue())) {
-      countOut(job.queue());
+      count(job.queue(), job.status(), -1);
       job.queue(names.canonical(queue));
-      queueSizes.merge(job.queue(), 1, Integer::sum);
+      count(job.queue(), job.status(), 1);
     }
   }
 
-  private void countOut(String queue) {
-    queueSizes.computeIfPresent(queue, (q, n) -> n == 1 ? null : n - 1);
+  private void count(String queue, JobStatus status, int delta) {
+    long[] byStatus = counts.computeIfAbsent(queue, q -> new long[JobStatus.values().length]);
+    byStatus[status.ordinal()] += delta;
+    changedQueues.add(queue);
+    if (delta < 0 && isEmpty(byStatus)) {
+      counts.remove(queue);
+    }
+  }
+
+  private static boolean isEmpty(long[] byStatus) {
+    for (long n : byStatus) {
+      if (n != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Publishes the counts of every queue changed since the last call (engine thread). */
+  void publish() {
+    for (String queue : changedQueues) {
+      long[] c = counts.get(queue);
+      if (c == null) {
+        published.remove(queue);
+      } else {
+        published.put(queue, new QueueCounts(c[JobStatus.SCHEDULED.ordinal()],
+            c[JobStatus.READY.ordinal()], c[JobStatus.IN_FLIGHT.ordinal()],
+            c[JobStatus.COMPLETED.ordinal()], c[JobStatus.DEAD.ordinal()]));
+      }
+    }
+    changedQueues.clear();
+  }
+
+  /** Publishes every queue and drops what an earlier table published for queues not here. */
+  void publishAll() {
+    changedQueues.addAll(counts.keySet());
+    published.keySet().retainAll(counts.keySet());
+    publish();
   }
 
   Collection<Job> all() {
@@ -105,6 +160,6 @@ final class JobTable {
 
   /** Queue names of every stored job, in byte order (API.md §8.8). */
   List<String> queueNames() {
-    return queueSizes.keySet().stream().sorted(Names.BYTE_ORDER).toList();
+    return counts.keySet().stream().sorted(Names.BYTE_ORDER).toList();
   }
 }

@@ -18,10 +18,12 @@ import java.util.List;
 final class Placement {
   private final DeadlineIndex scheduled = new DeadlineIndex(Job::readyAtMs);
   private final DeadlineIndex retained = new DeadlineIndex(Job::purgeAtMs);
+  private final JobTable jobs;
   private final Dispatcher dispatcher;
   private final BudgetBook budgets;
 
-  Placement(Dispatcher dispatcher, BudgetBook budgets) {
+  Placement(JobTable jobs, Dispatcher dispatcher, BudgetBook budgets) {
+    this.jobs = jobs;
     this.dispatcher = dispatcher;
     this.budgets = budgets;
   }
@@ -37,12 +39,12 @@ final class Placement {
 
   /** The job waits for its ready time, even one already past (the next due pass promotes it). */
   void schedule(Job job) {
-    job.status(JobStatus.SCHEDULED);
+    jobs.status(job, JobStatus.SCHEDULED);
     scheduled.add(job);
   }
 
   void makeReady(Job job, long nowMs) {
-    job.status(JobStatus.READY);
+    jobs.status(job, JobStatus.READY);
     dispatcher.enter(job, nowMs);
   }
 

@@ -16,7 +16,7 @@ import java.util.Map;
  */
 final class Rooms {
   final Writes writes = new Writes();
-  final JobTable jobs = new JobTable();
+  final JobTable jobs;
   final BudgetBook budgets;
   final Dispatcher dispatcher;
   final Placement placement;
@@ -35,22 +35,24 @@ final class Rooms {
 
   Rooms(EngineConfig config, BatchExpressions batchExpressions, JobIdGenerator jobIds,
       ZoneId cronDefaultZone, Map<JobId, Long> inFlightView,
-      Map<String, BudgetState> budgetStates) {
+      Map<String, BudgetState> budgetStates, Map<String, QueueCounts> queueCounts,
+      EngineObserver observer) {
+    jobs = new JobTable(queueCounts);
     budgets = new BudgetBook(config.maxBudgets(), budgetStates);
     dispatcher = new Dispatcher(budgets, config.globalInFlightLimit(), inFlightView);
-    placement = new Placement(dispatcher, budgets);
+    placement = new Placement(jobs, dispatcher, budgets);
     payloads = new PayloadCache(config.payloadCacheBytes());
     claims = new UniqueClaims(writes::enqueueWrite, writes::write);
     openBatches = new OpenBatches(writes::enqueueWrite, writes::write);
     removal = new JobRemoval(jobs, payloads, claims, openBatches, writes);
     enqueuing = new Enqueuing(jobs, placement, budgets, claims, openBatches, batchExpressions,
-        payloads, writes);
-    completions =
-        new Completions(config, jobs, placement, budgets, claims, payloads, removal, writes);
+        payloads, writes, observer);
+    completions = new Completions(config, jobs, placement, budgets, claims, payloads, removal,
+        writes, observer);
     edits = new JobEdits(jobs, placement, removal, new JobRebinder(budgets, placement, writes),
         writes);
-    streams =
-        new TakeStreams(config, dispatcher, placement, claims, openBatches, payloads, writes);
+    streams = new TakeStreams(config, jobs, dispatcher, placement, claims, openBatches, payloads,
+        writes, observer);
     crons = new CronAdmin(writes::write, budgets, cronDefaultZone);
     budgetAdmin = new BudgetAdmin(budgets, crons, writes::write);
     CronFiring firing = new CronFiring(crons, new CronJobs(writes, enqueuing), jobIds);

@@ -19,23 +19,28 @@ final class TakeStreams implements Dispatcher.Handover {
   /** The most jobs a stream with prefetch 0 (unlimited) may hold, whatever the server-wide limit. */
   static final int UNLIMITED_PREFETCH_CAP = 10_000;
 
+  private final JobTable jobs;
   private final Dispatcher dispatcher;
   private final Placement placement;
   private final UniqueClaims claims;
   private final OpenBatches openBatches;
   private final PayloadCache payloads;
   private final Writes writes;
+  private final EngineObserver observer;
   /** What prefetch 0 means for one stream: see {@link #unlimitedPrefetchCap(int)}. */
   private final int unlimitedPrefetchCap;
 
-  TakeStreams(EngineConfig config, Dispatcher dispatcher, Placement placement,
-      UniqueClaims claims, OpenBatches openBatches, PayloadCache payloads, Writes writes) {
+  TakeStreams(EngineConfig config, JobTable jobs, Dispatcher dispatcher, Placement placement,
+      UniqueClaims claims, OpenBatches openBatches, PayloadCache payloads, Writes writes,
+      EngineObserver observer) {
+    this.jobs = jobs;
     this.dispatcher = dispatcher;
     this.placement = placement;
     this.claims = claims;
     this.openBatches = openBatches;
     this.payloads = payloads;
     this.writes = writes;
+    this.observer = observer;
     this.unlimitedPrefetchCap = unlimitedPrefetchCap(config.globalInFlightLimit());
   }
 
@@ -78,8 +83,9 @@ final class TakeStreams implements Dispatcher.Handover {
 
   @Override
   public JobSnapshot handOver(Job job, long nowMs) {
-    job.status(JobStatus.IN_FLIGHT);
+    jobs.status(job, JobStatus.IN_FLIGHT);
     job.dequeuedAtMs(nowMs);
+    observer.dispatched(job.queue(), Math.max(0, nowMs - job.readyAtMs()));
     claims.dispatched(job);
     openBatches.dispatched(job);
     return job.snapshot(false).withPayload(payloads.take(job));
@@ -88,7 +94,7 @@ final class TakeStreams implements Dispatcher.Handover {
   /** Puts a job back in flight in the stream that held it, as it was (see Dispatcher#restore). */
   void restore(Job job, WorkerSession session, long dequeuedAtMs, long nowMs) {
     placement.unplace(job, nowMs);
-    job.status(JobStatus.IN_FLIGHT);
+    jobs.status(job, JobStatus.IN_FLIGHT);
     job.dequeuedAtMs(dequeuedAtMs);
     claims.dispatched(job);
     openBatches.dispatched(job);

@@ -6,6 +6,7 @@ import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.budget.PolicySpec;
@@ -94,8 +95,51 @@ public final class BudgetWire {
   }
 
   public static void writeBudget(JsonGenerator gen, BudgetView budget) throws IOException {
-    BudgetPolicy policy = budget.policy();
     gen.writeStartObject();
+    writeBudgetFields(gen, budget);
+    gen.writeEndObject();
+  }
+
+  /** A budget with its live state (X1) as of {@code asOfMs}. */
+  public static void writeBudget(JsonGenerator gen, BudgetState state, long asOfMs)
+      throws IOException {
+    gen.writeStartObject();
+    writeBudgetFields(gen, state.view());
+    gen.writeObjectFieldStart("state");
+    gen.writeNumberField("as_of", asOfMs);
+    gen.writeNumberField("tokens", state.tokensAt(asOfMs));
+    gen.writeNumberField("capacity", state.capacity());
+    gen.writeNumberField("debt", state.debt());
+    writeJobsAndCost(gen, "in_flight", state.inFlightJobs(), state.inFlightCost());
+    writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
+    writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
+    writeNullableNumber(gen, "full_at", state.fullAtMs(asOfMs));
+    gen.writeNullField("paused_until");
+    gen.writeNumberField("dispatched", state.dispatched());
+    gen.writeEndObject();
+    gen.writeEndObject();
+  }
+
+  /** {@code "name": {"jobs": n, "cost": c}}. */
+  public static void writeJobsAndCost(JsonGenerator gen, String name, long jobs, long cost)
+      throws IOException {
+    gen.writeObjectFieldStart(name);
+    gen.writeNumberField("jobs", jobs);
+    gen.writeNumberField("cost", cost);
+    gen.writeEndObject();
+  }
+
+  public static void writeNullableNumber(JsonGenerator gen, String name, Long value)
+      throws IOException {
+    if (value == null) {
+      gen.writeNullField(name);
+    } else {
+      gen.writeNumberField(name, value);
+    }
+  }
+
+  private static void writeBudgetFields(JsonGenerator gen, BudgetView budget) throws IOException {
+    BudgetPolicy policy = budget.policy();
     gen.writeStringField("key", budget.key());
     gen.writeNumberField("allocation", policy.allocation());
     gen.writeObjectFieldStart("strategy");
@@ -109,7 +153,6 @@ public final class BudgetWire {
     gen.writeEndObject();
     gen.writeNumberField("created_at", budget.createdAtMs());
     gen.writeNumberField("updated_at", budget.updatedAtMs());
-    gen.writeEndObject();
   }
 
   /** A job's bindings as {@code "budgets": [{key, cost}]}, omitted when there are none. */

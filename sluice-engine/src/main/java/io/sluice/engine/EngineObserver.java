@@ -1,0 +1,22 @@
+package io.sluice.engine;
+
+/**
+ * Told what the engine does to jobs, for metrics and live feeds. Called on the engine thread, so
+ * an implementation must be quick and must not block (count, or hand off). Effects are reported
+ * when they happen in memory: a turn whose commit then fails was still counted.
+ */
+public interface EngineObserver {
+  EngineObserver NONE = new EngineObserver() {};
+
+  /** A new job's enqueue is durable. */
+  default void enqueued(String queue) {}
+
+  /** A job went to a worker, {@code waitedMs} after it became ready. */
+  default void dispatched(String queue, long waitedMs) {}
+
+  /** A worker reported success, {@code ranMs} after the job was dispatched. */
+  default void completed(String queue, long ranMs) {}
+
+  /** A worker reported failure; {@code dead} when the job will not be retried. */
+  default void failed(String queue, long ranMs, boolean dead) {}
+}
