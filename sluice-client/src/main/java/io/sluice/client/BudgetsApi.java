@@ -5,6 +5,7 @@ import static io.sluice.client.UrlParts.segment;
 import io.sluice.client.model.Budget;
 import io.sluice.client.model.BudgetPatch;
 import io.sluice.client.model.BudgetPolicy;
+import io.sluice.client.model.BudgetWithState;
 import java.util.List;
 
 /** Budget policies (BUDGETS.md §8.1–8.6). */
@@ -22,6 +23,11 @@ public final class BudgetsApi {
 
   public Budget get(String key) {
     return transport.call("GET", path(key), null, Budget.class);
+  }
+
+  /** The budget with its live state (Sluice X1): tokens, in flight, waiting, next token. */
+  public BudgetWithState state(String key) {
+    return transport.call("GET", path(key) + "?state=true", null, BudgetWithState.class);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.sluice.client.model.ErrorQuery;
 import io.sluice.client.model.ErrorRecord;
 import io.sluice.client.model.FailureReport;
 import io.sluice.client.model.Job;
+import io.sluice.client.model.JobWait;
 import io.sluice.client.model.JobPatch;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.Page;
@@ -45,6 +46,11 @@ public final class JobsApi {
 
   public Job get(String id) {
     return transport.call("GET", "/jobs/" + segment(id), null, Job.class);
+  }
+
+  /** Why the job is not running yet, and when it could (Sluice X2, {@code GET /jobs/{id}/wait}). */
+  public JobWait waitReason(String id) {
+    return transport.call("GET", "/jobs/" + segment(id) + "/wait", null, JobWait.class);
   }
 
   /** One page of {@code GET /jobs}. */

@@ -1,0 +1,13 @@
+package io.sluice.client.model;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Instant;
+
+/** A budget together with its live state ({@code GET /budgets/{key}?state=true}). */
+public record BudgetWithState(
+    @JsonProperty("key") String key,
+    @JsonProperty("allocation") long allocation,
+    @JsonProperty("strategy") BudgetStrategy strategy,
+    @JsonProperty("created_at") Instant createdAt,
+    @JsonProperty("updated_at") Instant updatedAt,
+    @JsonProperty("state") BudgetState state) {}

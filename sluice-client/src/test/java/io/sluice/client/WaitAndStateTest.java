@@ -1,0 +1,82 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.client.model.BudgetBinding;
+import io.sluice.client.model.BudgetPolicy;
+import io.sluice.client.model.BudgetState;
+import io.sluice.client.model.BudgetWithState;
+import io.sluice.client.model.EnqueueRequest;
+import io.sluice.client.model.Job;
+import io.sluice.client.model.JobWait;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The client's view of Sluice's live budget state (X1) and wait reasons (X2). */
+class WaitAndStateTest {
+  @TempDir static Path dir;
+  static TestServer server;
+  static SluiceClient client;
+
+  @BeforeAll
+  static void startServer() {
+    server = TestServer.start(dir);
+    client = server.client();
+  }
+
+  @AfterAll
+  static void stopServer() {
+    server.close();
+  }
+
+  @Test
+  void aBudgetsStateAndWhyItsSecondJobWaits() {
+    String queue = TestServer.uniqueName("wait");
+    String budget = queue + "-hourly";
+    client.budgets().put(budget, BudgetPolicy.rate(1, Duration.ofHours(1)));
+    EnqueueRequest bound = EnqueueRequest.builder(queue, "call", Map.of("n", 1))
+        .budgets(BudgetBinding.of(budget)).build();
+    Job first = client.jobs().enqueue(bound);
+    Job second = client.jobs().enqueue(bound);
+
+    BudgetWithState read = client.budgets().state(budget);
+    assertThat(read.key()).isEqualTo(budget);
+    BudgetState state = read.state();
+    assertThat(state.tokens()).isEqualTo(1);
+    assertThat(state.capacity()).isEqualTo(1);
+    assertThat(state.waiting()).isEqualTo(new BudgetState.JobsAndCost(2, 2));
+    assertThat(state.inFlight()).isEqualTo(new BudgetState.JobsAndCost(0, 0));
+    assertThat(state.nextTokenAt()).isNull();
+    assertThat(state.dispatched()).isZero();
+
+    JobWait head = client.jobs().waitReason(first.id());
+    assertThat(head.waitingFor()).isEqualTo("worker");
+    assertThat(head.budgets()).singleElement().satisfies(part -> {
+      assertThat(part.blocking()).isFalse();
+      assertThat(part.reason()).isNull();
+    });
+    JobWait behind = client.jobs().waitReason(second.id());
+    assertThat(behind.waitingFor()).isEqualTo("budgets");
+    assertThat(behind.budgets()).singleElement().satisfies(part -> {
+      assertThat(part.key()).isEqualTo(budget);
+      assertThat(part.reason()).isEqualTo("queue");
+      assertThat(part.ahead()).isEqualTo(new BudgetState.JobsAndCost(1, 1));
+      assertThat(part.availableAt()).isEqualTo(behind.asOf().plus(Duration.ofHours(1)));
+    });
+    assertThat(behind.estimatedDispatchAt()).isEqualTo(behind.asOf().plus(Duration.ofHours(1)));
+  }
+
+  @Test
+  void anUnknownJobOrBudgetIsNotFound() {
+    assertThatThrownBy(() -> client.jobs().waitReason("03hc5xyf0parppnub42r2fsye"))
+        .isInstanceOf(NotFoundException.class);
+    assertThatThrownBy(() -> client.budgets().state("no-such-budget"))
+        .isInstanceOf(NotFoundException.class);
+  }
+}
