@@ -371,6 +371,7 @@ class JobMutationDeleteHttpTest {
 
     @Test
     void jobsPastPurgeAtAreNotCounted() {
+      manualServer.runReaperNow();
       String queue = uniqueName("bulk-del-purged");
       ObjectNode brief = job(queue, "brief");
       brief.putObject("retention").put("completed_ms", 1);

@@ -557,6 +557,7 @@ class JobMutationPatchHttpTest {
 
     @Test
     void jobPastPurgeAtIsNotFound() {
+      manualServer.runReaperNow();
       ObjectNode request = job(uniqueName("patch-purged"), "brief");
       request.putObject("retention").put("completed_ms", 1);
       String jobId;

@@ -242,6 +242,7 @@ class QueryStatusHttpTest {
 
     @Test
     void jobsPastPurgeAtAreInvisible() {
+      manualServer.runReaperNow();
       String queue = uniqueName("st-purged");
       ObjectNode completedRequest = job(queue, "brief");
       completedRequest.putObject("retention").put("completed_ms", 1);
@@ -262,7 +263,7 @@ class QueryStatusHttpTest {
       assertThat(listIds(manualServer, "queue=" + queue))
           .as("visible until their purge_at").containsExactly(completed, dead, live);
 
-      // To both purge_at values, long before the 30 s reaper could remove the jobs.
+      // To both purge_at values, 30 s before the reaper runs again and removes the jobs.
       manualServer.advance(Duration.ofMillis(1));
 
       assertThat(listIds(manualServer, "queue=" + queue)).containsExactly(live);

@@ -228,6 +228,20 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     manualClock().advance(duration);
   }
 
+  /**
+   * Has the engine's reaper run now, so that it runs next a whole reaper interval later: until
+   * then a job past its purge_at stays in the engine, and only the rule that hides such jobs
+   * keeps it from the API. The reaper runs at most once an interval, and only when a job is due.
+   */
+  void runReaperNow() {
+    ObjectNode brief = job(uniqueName("reaped"), "brief");
+    brief.putObject("retention").put("completed_ms", 1);
+    try (Taken taken = takeOne(brief)) {
+      ack(taken.id());
+    }
+    advance(Duration.ofMillis(engineConfig.reaperIntervalMs() + 1));
+  }
+
   private long awaitEngineTurn() {
     port(); // fails clearly when no server runs
     try {
