@@ -202,16 +202,17 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
 
   /**
    * Moves the manual clock on by {@code duration} and waits for an engine turn at the new time:
-   * by the time this returns, the engine has promoted, refilled and dispatched whatever fell due,
-   * and every later request sees the outcome. Without it the engine would sleep on until the
+   * by the time this returns, the engine has promoted and refilled what fell due, and a request
+   * sent afterwards is applied after that turn's dispatch, so it sees the outcome (a job sent to
+   * a stream may still be on its way). Without the turn the engine would sleep on until the
    * wall-clock length of the wait it armed before the clock moved had passed.
    */
   void advance(Duration duration) {
     ManualClock manual = manualClock();
     manual.advance(duration);
     long targetMs = manual.millis();
-    // A turn that read the clock just before it moved may apply the first command, and what
-    // fell due at the new time runs only in a turn that read it; the turn after that one does.
+    // A turn that read the clock just before the move may pick up the first command, but what
+    // fell due at the new time runs only in a turn that read the new time: the next one does.
     long turnMs;
     do {
       turnMs = awaitEngineTurn();
@@ -249,7 +250,9 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError("interrupted waiting for an engine turn");
-    } catch (ExecutionException | TimeoutException e) {
+    } catch (ExecutionException e) {
+      throw new AssertionError("engine turn failed", e.getCause());
+    } catch (TimeoutException e) {
       throw new AssertionError("no engine turn within " + TIMEOUT, e);
     }
   }
