@@ -13,6 +13,7 @@ import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
 import java.time.ZoneId;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +95,15 @@ public final class SluiceServer implements AutoCloseable {
 
   public String scheme(boolean adminListener) {
     return api.scheme(adminListener);
+  }
+
+  /**
+   * Runs one engine turn now, without waiting for the engine's next deadline; completes with the
+   * clock time the turn ran at once the turn is durable. For tests that move the server's clock,
+   * since the engine only reads the clock when it wakes.
+   */
+  public CompletableFuture<Long> runEngineTurn() {
+    return loop.submit((engine, nowMs) -> nowMs);
   }
 
   @Override

@@ -94,7 +94,11 @@ class BatchHttpTest {
 
   /** POST /jobs expecting 201 and a new, unfolded job. */
   static JsonNode opens(ObjectNode request) {
-    Reply reply = server.postJson("/jobs", request);
+    return opens(server, request);
+  }
+
+  static JsonNode opens(ServerFixture on, ObjectNode request) {
+    Reply reply = on.postJson("/jobs", request);
     assertThat(reply.status()).as("open %s -> %s", request, reply).isEqualTo(201);
     JsonNode answer = reply.json();
     assertFlags(answer, false, false);
@@ -103,7 +107,11 @@ class BatchHttpTest {
 
   /** POST /jobs expecting 200 and a fold into {@code target}. */
   static JsonNode folds(ObjectNode request, String target) {
-    Reply reply = server.postJson("/jobs", request);
+    return folds(server, request, target);
+  }
+
+  static JsonNode folds(ServerFixture on, ObjectNode request, String target) {
+    Reply reply = on.postJson("/jobs", request);
     assertThat(reply.status()).as("fold %s -> %s", request, reply).isEqualTo(200);
     JsonNode answer = reply.json();
     assertFlags(answer, false, true);
@@ -112,11 +120,19 @@ class BatchHttpTest {
   }
 
   static JsonNode payloadOf(String jobId) {
-    return server.getJob(jobId).get("payload");
+    return payloadOf(server, jobId);
+  }
+
+  static JsonNode payloadOf(ServerFixture on, String jobId) {
+    return on.getJob(jobId).get("payload");
   }
 
   static long countIn(String queue) {
-    Reply reply = server.get("/jobs/count?queue=" + queue);
+    return countIn(server, queue);
+  }
+
+  static long countIn(ServerFixture on, String queue) {
+    Reply reply = on.get("/jobs/count?queue=" + queue);
     assertThat(reply.status()).as("%s", reply).isEqualTo(200);
     return reply.json().get("count").longValue();
   }
@@ -147,33 +163,6 @@ class BatchHttpTest {
       assertThat(stored.has("folded")).as("flags only on enqueue answers").isFalse();
       assertThat(stored.has("duplicate")).isFalse();
       assertThat(stored.get("payload")).isEqualTo(items(1));
-    }
-
-    @Test
-    void aReadyEnqueueFoldsWith200AndTheBatchJobsData() throws Exception {
-      String queue = uniqueName("batch");
-      String key = uniqueName("key");
-      ObjectNode first = batched(queue, key, 1);
-      first.put("priority", 10);
-      JsonNode opened = opens(first);
-      Thread.sleep(5);
-
-      ObjectNode second = batched(uniqueName("elsewhere"), key, 2);
-      second.put("type", "other");
-      second.put("priority", 20);
-      second.put("retry_limit", 3);
-      JsonNode folded = folds(second, id(opened));
-
-      assertThat(folded.get("queue").textValue()).isEqualTo(queue);
-      assertThat(folded.get("type").textValue()).isEqualTo("digest");
-      assertThat(folded.get("priority").intValue()).isEqualTo(10);
-      assertThat(folded.has("retry_limit")).isFalse();
-      assertThat(folded.get("ready_at").longValue()).isEqualTo(opened.get("ready_at").longValue());
-      assertThat(folded.get("status").textValue()).isEqualTo("ready");
-      assertThat(folded.get("batch")).isEqualTo(opened.get("batch"));
-      assertThat(payloadOf(id(opened))).isEqualTo(items(1, 2));
-      assertThat(countIn(queue)).isEqualTo(1);
-      assertThat(countIn(second.get("queue").textValue())).isZero();
     }
 
     @Test
@@ -249,6 +238,42 @@ class BatchHttpTest {
       folds(second, open);
 
       assertThat(payloadOf(open)).isEqualTo(JSON.getNodeFactory().numberNode(42));
+    }
+  }
+
+  /** A fold made later than the open, to tell the batch job's time from the fold's. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
+
+    @Test
+    void aReadyEnqueueFoldsWith200AndTheBatchJobsData() {
+      String queue = uniqueName("batch");
+      String key = uniqueName("key");
+      ObjectNode first = batched(queue, key, 1);
+      first.put("priority", 10);
+      long openedAtMs = manualServer.nowMs();
+      JsonNode opened = opens(manualServer, first);
+      manualServer.advance(Duration.ofMillis(5));
+
+      ObjectNode second = batched(uniqueName("elsewhere"), key, 2);
+      second.put("type", "other");
+      second.put("priority", 20);
+      second.put("retry_limit", 3);
+      JsonNode folded = folds(manualServer, second, id(opened));
+
+      assertThat(folded.get("queue").textValue()).isEqualTo(queue);
+      assertThat(folded.get("type").textValue()).isEqualTo("digest");
+      assertThat(folded.get("priority").intValue()).isEqualTo(10);
+      assertThat(folded.has("retry_limit")).isFalse();
+      assertThat(folded.get("ready_at").longValue()).as("the open's ready_at, not the fold's time")
+          .isEqualTo(opened.get("ready_at").longValue()).isEqualTo(openedAtMs);
+      assertThat(folded.get("status").textValue()).isEqualTo("ready");
+      assertThat(folded.get("batch")).isEqualTo(opened.get("batch"));
+      assertThat(payloadOf(manualServer, id(opened))).isEqualTo(items(1, 2));
+      assertThat(countIn(manualServer, queue)).isEqualTo(1);
+      assertThat(countIn(manualServer, second.get("queue").textValue())).isZero();
     }
   }
 

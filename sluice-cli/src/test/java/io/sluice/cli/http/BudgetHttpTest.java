@@ -24,6 +24,7 @@ import io.sluice.cli.http.ServerFixture.Reply;
 import io.sluice.engine.EngineConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Nested;
@@ -48,15 +49,6 @@ class BudgetHttpTest {
 
   static String newKey(String prefix) {
     return uniqueName(prefix);
-  }
-
-  static void pause() {
-    try {
-      Thread.sleep(5);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted");
-    }
   }
 
   @Nested
@@ -116,43 +108,6 @@ class BudgetHttpTest {
     }
 
     @Test
-    void putReplacesWholeKeepsCreatedAtAndClearsAnOmittedBurst() {
-      String key = newKey("put");
-      JsonNode first = budgets.define(key, timeBased(10, 1000, 40));
-      pause();
-
-      JsonNode second = budgets.define(key, timeBased(20, 2000));
-
-      assertThat(second.get("created_at")).isEqualTo(first.get("created_at"));
-      assertThat(second.get("updated_at").longValue())
-          .isGreaterThan(first.get("updated_at").longValue());
-      assertThat(second.get("allocation").intValue()).isEqualTo(20);
-      assertThat(second.get("strategy"))
-          .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":2000}"));
-      assertThat(budgets.fetch(key)).isEqualTo(second);
-    }
-
-    @Test
-    void patchMergesTheStrategyFieldByField() {
-      String key = newKey("patch");
-      JsonNode first = budgets.define(key, timeBased(10, 1000));
-      pause();
-
-      JsonNode patched = budgets.patchOk(key, parse("{\"strategy\":{\"burst\":50}}"));
-
-      assertThat(patched.get("allocation").intValue()).isEqualTo(10);
-      assertThat(patched.get("strategy"))
-          .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":1000,\"burst\":50}"));
-      assertThat(patched.get("created_at")).isEqualTo(first.get("created_at"));
-      assertThat(patched.get("updated_at").longValue())
-          .isGreaterThan(first.get("updated_at").longValue());
-
-      JsonNode allocation = budgets.patchOk(key, parse("{\"allocation\":30}"));
-      assertThat(allocation.get("strategy")).isEqualTo(patched.get("strategy"));
-      assertThat(allocation.get("allocation").intValue()).isEqualTo(30);
-    }
-
-    @Test
     void patchNullBurstClearsIt() {
       String key = newKey("patch-null-burst");
       budgets.define(key, timeBased(10, 1000, 3));
@@ -161,21 +116,6 @@ class BudgetHttpTest {
 
       assertThat(patched.get("strategy"))
           .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":1000}"));
-    }
-
-    @Test
-    void emptyPatchOnlyBumpsUpdatedAt() {
-      String key = newKey("patch-empty");
-      JsonNode first = budgets.define(key, whileInFlight(5));
-      pause();
-
-      JsonNode patched = budgets.patchOk(key, JSON.createObjectNode());
-
-      assertThat(patched.get("updated_at").longValue())
-          .isGreaterThan(first.get("updated_at").longValue());
-      ObjectNode expected = first.deepCopy();
-      expected.set("updated_at", patched.get("updated_at"));
-      assertThat(patched).isEqualTo(expected);
     }
 
     @Test
@@ -372,6 +312,71 @@ class BudgetHttpTest {
           .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":100}"));
       assertThat(patched.status()).as("%s", patched).isEqualTo(200);
       assertThat(patched.msgpack().get("allocation").intValue()).isEqualTo(6);
+    }
+  }
+
+  /** How a change moves {@code updated_at} and keeps {@code created_at}, to the millisecond. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
+
+    static final BudgetClient manualBudgets = new BudgetClient(manualServer);
+
+    static final Duration LATER = Duration.ofMillis(5);
+
+    @Test
+    void putReplacesWholeKeepsCreatedAtAndClearsAnOmittedBurst() {
+      String key = newKey("put");
+      long createdMs = manualServer.nowMs();
+      JsonNode first = manualBudgets.define(key, timeBased(10, 1000, 40));
+      manualServer.advance(LATER);
+
+      JsonNode second = manualBudgets.define(key, timeBased(20, 2000));
+
+      assertThat(first.get("created_at").longValue()).isEqualTo(createdMs);
+      assertThat(second.get("created_at")).isEqualTo(first.get("created_at"));
+      assertThat(second.get("updated_at").longValue())
+          .isEqualTo(first.get("updated_at").longValue() + LATER.toMillis());
+      assertThat(second.get("allocation").intValue()).isEqualTo(20);
+      assertThat(second.get("strategy"))
+          .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":2000}"));
+      assertThat(manualBudgets.fetch(key)).isEqualTo(second);
+    }
+
+    @Test
+    void patchMergesTheStrategyFieldByField() {
+      String key = newKey("patch");
+      JsonNode first = manualBudgets.define(key, timeBased(10, 1000));
+      manualServer.advance(LATER);
+
+      JsonNode patched = manualBudgets.patchOk(key, parse("{\"strategy\":{\"burst\":50}}"));
+
+      assertThat(patched.get("allocation").intValue()).isEqualTo(10);
+      assertThat(patched.get("strategy"))
+          .isEqualTo(parse("{\"type\":\"time_based\",\"duration_ms\":1000,\"burst\":50}"));
+      assertThat(patched.get("created_at")).isEqualTo(first.get("created_at"));
+      assertThat(patched.get("updated_at").longValue())
+          .isEqualTo(first.get("updated_at").longValue() + LATER.toMillis());
+
+      JsonNode allocation = manualBudgets.patchOk(key, parse("{\"allocation\":30}"));
+      assertThat(allocation.get("strategy")).isEqualTo(patched.get("strategy"));
+      assertThat(allocation.get("allocation").intValue()).isEqualTo(30);
+    }
+
+    @Test
+    void emptyPatchOnlyBumpsUpdatedAt() {
+      String key = newKey("patch-empty");
+      JsonNode first = manualBudgets.define(key, whileInFlight(5));
+      manualServer.advance(LATER);
+
+      JsonNode patched = manualBudgets.patchOk(key, JSON.createObjectNode());
+
+      assertThat(patched.get("updated_at").longValue())
+          .isEqualTo(first.get("updated_at").longValue() + LATER.toMillis());
+      ObjectNode expected = first.deepCopy();
+      expected.set("updated_at", patched.get("updated_at"));
+      assertThat(patched).isEqualTo(expected);
     }
   }
 

@@ -9,35 +9,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.cli.http.ServerFixture.Reply;
+import io.sluice.engine.ManualClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * BUDGETS.md §12 E19 (and E15): the request/response pairs quoted in {@code seed-budgets.txt},
  * replayed in the seed's chronological order against a fresh server. Bodies are compared as JSON
- * values, ignoring whitespace, key order, timestamps and IDs; the timestamps are then checked
- * for the rules of §2.1 (created_at kept by PUT/PATCH, updated_at moved).
+ * values, ignoring whitespace, key order and IDs. The replay runs on a manual clock moved to each
+ * instant the seed shows, so its timestamps match the seed's to the millisecond, and they are
+ * checked for the rules of §2.1 too (created_at kept by PUT/PATCH, updated_at moved).
  */
 class BudgetSeedExamplesHttpTest {
   /** Members whose values differ from the seed's by nature; their presence is still checked. */
-  static final String[] VOLATILE = {"created_at", "updated_at", "id", "ready_at"};
+  static final String[] VOLATILE = {"id"};
+
+  /** The seed's first instant, when it creates image-service. */
+  static final long SEED_START_MS = 1788215727072L;
 
   @TempDir Path tempDir;
   ServerFixture server;
   BudgetClient budgets;
 
-  @BeforeEach
-  void startServer() {
-    server = ServerFixture.start(tempDir);
-    budgets = new BudgetClient(server);
+  void startServer(ServerFixture started) {
+    server = started;
+    budgets = new BudgetClient(started);
   }
 
   @AfterEach
   void stopServer() {
-    server.close();
+    if (server != null) {
+      server.close();
+    }
   }
 
   static final String TIME_BASED_HOUR = """
@@ -68,22 +74,17 @@ class BudgetSeedExamplesHttpTest {
     return new long[] {budget.get("created_at").longValue(), budget.get("updated_at").longValue()};
   }
 
-  /** Makes sure the next server timestamp differs from every earlier one. */
-  static void nextMillisecond() {
-    try {
-      Thread.sleep(5);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted");
-    }
+  /** Moves the server's manual clock on to the seed's instant {@code seedMs}. */
+  void advanceTo(long seedMs) {
+    server.advance(Duration.ofMillis(seedMs - server.nowMs()));
   }
 
   @Test
   void seedExamplesReplayWithTheSameStatusesAndBodies() {
+    startServer(ServerFixture.start(tempDir, new ManualClock(SEED_START_MS)));
+
     // Create a time_based budget.
-    long beforeMs = System.currentTimeMillis();
     Reply created = budgets.sendJson("POST", "/budgets/image-service", TIME_BASED_HOUR);
-    long afterMs = System.currentTimeMillis();
     JsonNode imageService = assertSeedReply(created, 201, """
         {
             "allocation": 10000,
@@ -96,7 +97,7 @@ class BudgetSeedExamplesHttpTest {
             "updated_at": 1788215727072
         }""");
     long[] createdStamps = stamps(imageService);
-    assertThat(createdStamps[0]).isBetween(beforeMs, afterMs);
+    assertThat(createdStamps[0]).isEqualTo(SEED_START_MS);
     assertThat(createdStamps[1]).isEqualTo(createdStamps[0]);
 
     // Duplicate create rejected; the stored policy is untouched.
@@ -116,7 +117,7 @@ class BudgetSeedExamplesHttpTest {
     assertThat(budgets.fetch("image-service")).isEqualTo(imageService);
 
     // Replace an existing budget: 200, created_at kept, updated_at moved.
-    nextMillisecond();
+    advanceTo(1788216000273L);
     Reply replaced = budgets.sendJson("PUT", "/budgets/image-service", TIME_BASED_HOUR);
     long[] replacedStamps = stamps(assertSeedReply(replaced, 200, """
         {
@@ -133,6 +134,7 @@ class BudgetSeedExamplesHttpTest {
     assertThat(replacedStamps[1]).isGreaterThan(createdStamps[1]);
 
     // Create a while_in_flight budget (PUT answers 200 when it creates, too).
+    advanceTo(1788216137108L);
     Reply schemaBot = budgets.sendJson("PUT", "/budgets/schema-bot", """
         {
             "allocation": 10,
@@ -153,7 +155,7 @@ class BudgetSeedExamplesHttpTest {
     assertThat(schemaBotStamps[1]).isEqualTo(schemaBotStamps[0]);
 
     // Patch an existing budget: the strategy is merged, burst may exceed the allocation.
-    nextMillisecond();
+    advanceTo(1788216248745L);
     Reply patched = budgets.sendJson("PATCH", "/budgets/image-service", """
         {
             "strategy": {
@@ -216,6 +218,7 @@ class BudgetSeedExamplesHttpTest {
     // Enqueue a job against multiple budgets (schema-bot declared again first, as the seed's
     // enqueue happens after its deletion).
     budgets.define("schema-bot", BudgetClient.whileInFlight(10));
+    advanceTo(1788216589726L);
     Reply enqueued = budgets.sendJson("POST", "/jobs", """
         {
             "type": "example",
@@ -259,6 +262,7 @@ class BudgetSeedExamplesHttpTest {
     assertThat(stored.get("status").textValue()).isEqualTo("ready");
 
     // Enqueue a job using create_with.
+    advanceTo(1788216781592L);
     Reply createdWith = budgets.sendJson("POST", "/jobs", """
         {
             "type": "example",
@@ -295,10 +299,11 @@ class BudgetSeedExamplesHttpTest {
             "type": "example"
         }""");
     JsonNode cpu = budgets.fetch("cpu-intensive");
-    assertThat(without(cpu, VOLATILE)).isEqualTo(without(parse("""
+    assertThat(without(cpu, "created_at", "updated_at")).isEqualTo(parse("""
         {"key": "cpu-intensive", "allocation": 100, "strategy": {"type": "while_in_flight"}}
-        """), VOLATILE));
+        """));
     long[] cpuStamps = stamps(cpu);
+    assertThat(cpuStamps[0]).as("created by the enqueue").isEqualTo(1788216781592L);
     assertThat(cpuStamps[1]).isEqualTo(cpuStamps[0]);
 
     // Delete a referenced budget rejected.
@@ -330,6 +335,7 @@ class BudgetSeedExamplesHttpTest {
   /** E15: the guards of §8.6/§8.9 with the remedy of §8.7.2. */
   @Test
   void guardsRefuseShrinkAndDeleteUntilTheJobIsUnbound() {
+    startServer(ServerFixture.start(tempDir));
     budgets.define("schema-bot", BudgetClient.whileInFlight(10));
     JsonNode job = server.enqueue(BudgetClient.boundJob("guards",
         BudgetClient.binding("schema-bot", 2)));
@@ -360,6 +366,7 @@ class BudgetSeedExamplesHttpTest {
   /** §2.3/§8.9: with a burst set, the burst is the capacity that costs must fit in. */
   @Test
   void shrinkGuardUsesTheCapacityIncludingBurst() {
+    startServer(ServerFixture.start(tempDir));
     budgets.define("image-service", BudgetClient.timeBased(2, 60_000, 10));
     server.enqueue(BudgetClient.boundJob("burst-guard", BudgetClient.binding("image-service", 5)));
     String tooSmall = "budget 'image-service' cannot allocate %d: 1 unfinished job draw up to 5 "
@@ -381,6 +388,7 @@ class BudgetSeedExamplesHttpTest {
   /** §8.9 message with several jobs: plural noun, the largest cost. */
   @Test
   void shrinkGuardCountsEveryUnfinishedJobAndNamesTheLargestCost() {
+    startServer(ServerFixture.start(tempDir));
     budgets.define("schema-bot", BudgetClient.whileInFlight(10));
     for (int cost : new int[] {2, 7, 3}) {
       server.enqueue(

@@ -6,12 +6,13 @@ import static io.sluice.cli.http.CronClient.entry;
 import static io.sluice.cli.http.CronClient.group;
 import static io.sluice.cli.http.CronClient.groupPath;
 import static io.sluice.cli.http.ServerFixture.id;
-import static io.sluice.cli.http.ServerFixture.poll;
 import static io.sluice.cli.http.ServerFixture.uniqueName;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.ManualClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -19,14 +20,20 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Cron entries firing on a real clock (API.md §9.6): every-second expressions, so each test
- * waits about two seconds. Each test deletes its group, so nothing keeps firing after it.
+ * Cron entries firing as the server's clock passes their occurrences (API.md §9.6), with
+ * every-second expressions on a manual clock that each test moves from one occurrence to the
+ * next. Each test deletes its group, so nothing fires in a later test.
  */
 class CronFiringHttpTest {
-  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClass();
+  @RegisterExtension static final ServerFixture server = ServerFixture.perTestClassOnManualClock();
 
   static final CronClient crons = new CronClient(server);
   static final String EVERY_SECOND = "* * * * * *";
+
+  /** Moves {@code target}'s manual clock on to {@code instantMs}. */
+  static void advanceTo(ServerFixture target, long instantMs) {
+    target.advance(Duration.ofMillis(instantMs - target.nowMs()));
+  }
 
   @Test
   void firesAJobReadyAtTheOccurrenceInstant() {
@@ -34,17 +41,23 @@ class CronFiringHttpTest {
     String queue = uniqueName("fired");
     crons.putGroupOk(g, group(entry("tick", EVERY_SECOND, queue)));
     try (WorkerStream worker = server.take("queue=" + queue)) {
+      long occurrenceMs = nextEnqueueAt(crons.fetchEntry(g, "tick"));
+      advanceTo(server, occurrenceMs - 1);
+      assertThat(QueryClient.count(server, "queue=" + queue))
+          .as("jobs a millisecond before the occurrence").isZero();
+      advanceTo(server, occurrenceMs);
+
       JsonNode job = worker.nextJob();
 
       long readyAt = job.get("ready_at").longValue();
+      assertThat(readyAt).as("the occurrence instant").isEqualTo(occurrenceMs);
       assertThat(readyAt % 1000).as("a whole second").isZero();
       assertThat(job.get("type").textValue()).isEqualTo("cron-tick");
       assertThat(job.get("payload")).isEqualTo(parse("{\"n\": 1}"));
       assertThat(job.get("priority").intValue()).isEqualTo(32768);
       JsonNode entry = crons.fetchEntry(g, "tick");
-      assertThat(entry.get("last_enqueue_at").longValue()).isGreaterThanOrEqualTo(readyAt);
-      assertThat(entry.get("next_enqueue_at").longValue()).isGreaterThan(readyAt);
-      assertThat(entry.get("next_enqueue_at").longValue() % 1000).isZero();
+      assertThat(entry.get("last_enqueue_at").longValue()).isEqualTo(readyAt);
+      assertThat(entry.get("next_enqueue_at").longValue()).isEqualTo(readyAt + 1000);
     } finally {
       server.delete(groupPath(g));
     }
@@ -62,15 +75,20 @@ class CronFiringHttpTest {
     try (WorkerStream worker = server.take("queue=" + running)) {
       long entryNext = nextEnqueueAt(crons.fetchEntry(g, "paused"));
       long groupNext = nextEnqueueAt(crons.fetchEntry(pausedGroup, "e"));
+      long firstFireMs = nextEnqueueAt(crons.fetchEntry(g, "running"));
 
       // Two fires of the sibling: every paused occurrence scheduled before them has passed.
+      advanceTo(server, firstFireMs);
       server.ack(id(worker.nextJob()));
+      advanceTo(server, firstFireMs + 1000);
       server.ack(id(worker.nextJob()));
 
       JsonNode pausedEntry = crons.fetchEntry(g, "paused");
       JsonNode inPausedGroup = crons.fetchEntry(pausedGroup, "e");
-      assertThat(nextEnqueueAt(pausedEntry)).isGreaterThan(entryNext);
-      assertThat(nextEnqueueAt(inPausedGroup)).isGreaterThan(groupNext);
+      assertThat(nextEnqueueAt(pausedEntry)).isGreaterThan(entryNext)
+          .as("the occurrence after both fires").isEqualTo(firstFireMs + 2000);
+      assertThat(nextEnqueueAt(inPausedGroup)).isGreaterThan(groupNext)
+          .as("the occurrence after both fires").isEqualTo(firstFireMs + 2000);
       assertThat(pausedEntry.has("last_enqueue_at")).isFalse();
       assertThat(inPausedGroup.has("last_enqueue_at")).isFalse();
       assertThat(QueryClient.count(server, "queue=" + pausedQueue)).isZero();
@@ -86,24 +104,29 @@ class CronFiringHttpTest {
 
   @Test
   void groupsSurviveARestartAndFiringResumesWithoutRefiringAnInstant(@TempDir Path tempDir) {
-    try (ServerFixture own = ServerFixture.start(tempDir)) {
+    try (ServerFixture own = ServerFixture.start(tempDir, new ManualClock())) {
       CronClient ownCrons = new CronClient(own);
       String queue = "restarted";
       ownCrons.putGroupOk("g", group(entry("tick", EVERY_SECOND, queue)));
-      poll(() -> QueryClient.count(own, "queue=" + queue), n -> n >= 2, "two fires");
+      long firstFireMs = nextEnqueueAt(ownCrons.fetchEntry("g", "tick"));
+      advanceTo(own, firstFireMs);
+      advanceTo(own, firstFireMs + 1000);
+      assertThat(readyTimes(own, queue)).as("two fires")
+          .containsExactly(firstFireMs, firstFireMs + 1000);
       JsonNode before = ownCrons.fetchGroup("g");
 
+      // At the instant of the last fire, which the restarted server must not fire again.
       own.restart();
-      long restartedMs = System.currentTimeMillis();
 
       assertThat(without(ownCrons.fetchGroup("g"), "next_enqueue_at", "last_enqueue_at"))
           .isEqualTo(without(before, "next_enqueue_at", "last_enqueue_at"));
-      poll(() -> readyTimes(own, queue), times -> times.get(times.size() - 1) > restartedMs,
-          "a fire after the restart");
+      advanceTo(own, firstFireMs + 2000);
       own.delete(groupPath("g"));
 
       List<Long> times = readyTimes(own, queue);
       assertThat(times).doesNotHaveDuplicates().allMatch(ms -> ms % 1000 == 0);
+      assertThat(times).as("a fire after the restart, and no instant twice")
+          .containsExactly(firstFireMs, firstFireMs + 1000, firstFireMs + 2000);
     }
   }
 

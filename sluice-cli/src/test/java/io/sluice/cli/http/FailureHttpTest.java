@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.cli.http.ServerFixture.Reply;
 import io.sluice.cli.http.ServerFixture.Taken;
+import java.time.Duration;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -67,24 +68,6 @@ class FailureHttpTest {
         assertThat(stored.get("status").textValue()).isEqualTo("scheduled");
         assertThat(stored.get("ready_at")).isEqualTo(failed.get("ready_at"));
         assertThat(stored.get("failed_at")).isEqualTo(failed.get("failed_at"));
-      }
-    }
-
-    @Test
-    void jobBackoffOverrideDrivesTheDelayAndTheJobComesBack() {
-      ObjectNode request = job(uniqueName("fail-backoff"), "work");
-      request.putObject("backoff").put("base_ms", 100).put("exponent", 1.0).put("jitter_ms", 0);
-      try (Taken taken = server.takeOne(request)) {
-        JsonNode failed = server.fail(taken.id(), report("transient"));
-
-        // 100 ms + 1^1 s + 0 jitter.
-        long readyAtMs = failed.get("ready_at").longValue();
-        assertThat(readyAtMs - failed.get("failed_at").longValue()).isEqualTo(1_100);
-        JsonNode again = taken.stream().nextJob();
-        assertThat(id(again)).isEqualTo(taken.id());
-        assertThat(again.get("attempts").intValue()).isEqualTo(1);
-        assertThat(again.get("dequeued_at").longValue()).isBetween(readyAtMs, readyAtMs + 500);
-        server.ack(taken.id());
       }
     }
 
@@ -146,6 +129,38 @@ class FailureHttpTest {
 
         assertThat(failed.get("status").textValue()).isEqualTo("dead");
         assertThat(failed.get("attempts").intValue()).isEqualTo(2);
+      }
+    }
+  }
+
+  /** A retry's backoff running out, as the server's clock moves through it. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
+
+    @Test
+    void jobBackoffOverrideDrivesTheDelayAndTheJobComesBack() {
+      ObjectNode request = job(uniqueName("fail-backoff"), "work");
+      request.putObject("backoff").put("base_ms", 100).put("exponent", 1.0).put("jitter_ms", 0);
+      try (Taken taken = manualServer.takeOne(request)) {
+        long failedAtMs = manualServer.nowMs();
+        JsonNode failed = manualServer.fail(taken.id(), report("transient"));
+
+        // 100 ms + 1^1 s + 0 jitter.
+        long readyAtMs = failed.get("ready_at").longValue();
+        assertThat(failed.get("failed_at").longValue()).isEqualTo(failedAtMs);
+        assertThat(readyAtMs - failed.get("failed_at").longValue()).isEqualTo(1_100);
+        manualServer.advance(Duration.ofMillis(1_099));
+        assertThat(manualServer.getJob(taken.id()).get("status").textValue())
+            .as("a millisecond before the retry").isEqualTo("scheduled");
+        manualServer.advance(Duration.ofMillis(1));
+
+        JsonNode again = taken.stream().nextJob();
+        assertThat(id(again)).isEqualTo(taken.id());
+        assertThat(again.get("attempts").intValue()).isEqualTo(1);
+        assertThat(again.get("dequeued_at").longValue()).isEqualTo(readyAtMs);
+        manualServer.ack(taken.id());
       }
     }
   }

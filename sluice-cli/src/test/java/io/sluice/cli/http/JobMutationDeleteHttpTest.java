@@ -77,19 +77,6 @@ class JobMutationDeleteHttpTest {
     }
 
     @Test
-    void scheduledJobNeverRuns() {
-      String queue = uniqueName("del-scheduled");
-      String jobId = id(server.enqueue(
-          job(queue, "later").put("ready_at", System.currentTimeMillis() + 200)));
-
-      assertDeleted(server, jobId);
-
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        stream.assertNoJobWithin(Duration.ofMillis(400));
-      }
-    }
-
-    @Test
     void inFlightJobAckIsNotFoundAndSlotIsFreed() {
       String queue = uniqueName("del-in-flight");
       String first = server.enqueueId(queue);
@@ -285,37 +272,6 @@ class JobMutationDeleteHttpTest {
     }
 
     @Test
-    void deletedScheduledJobsAreNeverPromoted() {
-      String queue = uniqueName("bulk-del-scheduled");
-      long readyAtMs = System.currentTimeMillis() + 200;
-      server.enqueue(job(queue, "later").put("ready_at", readyAtMs));
-      server.enqueue(job(queue, "later").put("ready_at", readyAtMs));
-
-      assertThat(deleteMatching(server, "queue=" + queue + "&status=scheduled")).isEqualTo(2);
-
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        stream.assertNoJobWithin(Duration.ofMillis(400));
-      }
-      assertThat(count(server, "queue=" + queue)).isZero();
-    }
-
-    @Test
-    void jobsPastPurgeAtAreNotCounted() throws InterruptedException {
-      String queue = uniqueName("bulk-del-purged");
-      ObjectNode brief = job(queue, "brief");
-      brief.putObject("retention").put("completed_ms", 1);
-      try (Taken taken = server.takeOne(brief)) {
-        server.ack(taken.id());
-      }
-      String live = server.enqueueId(queue);
-      Thread.sleep(20);
-
-      assertThat(deleteMatching(server, "queue=" + queue)).isEqualTo(1);
-
-      assertNotFound(server.get("/jobs/" + live));
-    }
-
-    @Test
     void deletedBoundJobsReleaseTheirBudget() {
       String key = uniqueName("bulk-del-budget");
       String queue = uniqueName("bulk-del-budget");
@@ -375,6 +331,60 @@ class JobMutationDeleteHttpTest {
             .isEqualTo(JSON.createObjectNode().set("queues", JSON.createArrayNode()));
         assertThat(deleteMatching(own, "")).isZero();
       }
+    }
+  }
+
+  /** Deletions whose point is what does not happen as the server's clock passes an instant. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
+
+    @Test
+    void scheduledJobNeverRuns() {
+      String queue = uniqueName("del-scheduled");
+      long readyAtMs = manualServer.nowMs() + 200;
+      String jobId = id(manualServer.enqueue(job(queue, "later").put("ready_at", readyAtMs)));
+
+      assertDeleted(manualServer, jobId);
+      manualServer.advance(Duration.ofMillis(200));
+
+      assertThat(manualServer.nowMs()).isEqualTo(readyAtMs);
+      manualServer.assertNothingReady(queue);
+    }
+
+    @Test
+    void deletedScheduledJobsAreNeverPromoted() {
+      String queue = uniqueName("bulk-del-scheduled");
+      long readyAtMs = manualServer.nowMs() + 200;
+      manualServer.enqueue(job(queue, "later").put("ready_at", readyAtMs));
+      manualServer.enqueue(job(queue, "later").put("ready_at", readyAtMs));
+
+      assertThat(deleteMatching(manualServer, "queue=" + queue + "&status=scheduled"))
+          .isEqualTo(2);
+      manualServer.advance(Duration.ofMillis(200));
+
+      assertThat(manualServer.nowMs()).isEqualTo(readyAtMs);
+      assertThat(count(manualServer, "queue=" + queue)).isZero();
+      manualServer.assertNothingReady(queue);
+    }
+
+    @Test
+    void jobsPastPurgeAtAreNotCounted() {
+      manualServer.runReaperNow();
+      String queue = uniqueName("bulk-del-purged");
+      ObjectNode brief = job(queue, "brief");
+      brief.putObject("retention").put("completed_ms", 1);
+      try (Taken taken = manualServer.takeOne(brief)) {
+        manualServer.ack(taken.id());
+      }
+      String live = manualServer.enqueueId(queue);
+      assertThat(count(manualServer, "queue=" + queue)).as("before purge_at").isEqualTo(2);
+      manualServer.advance(Duration.ofMillis(1));
+
+      assertThat(deleteMatching(manualServer, "queue=" + queue)).isEqualTo(1);
+
+      assertNotFound(manualServer.get("/jobs/" + live));
     }
   }
 

@@ -49,7 +49,11 @@ class JobMutationPatchHttpTest {
 
   /** PATCH /jobs/{id} asserting 200 and the without-payload shape; returns the job. */
   static JsonNode patchOk(String jobId, JsonNode body) {
-    Reply reply = server.patchJson("/jobs/" + jobId, body);
+    return patchOk(server, jobId, body);
+  }
+
+  static JsonNode patchOk(ServerFixture on, String jobId, JsonNode body) {
+    Reply reply = on.patchJson("/jobs/" + jobId, body);
     assertThat(reply.status()).as("PATCH /jobs/%s %s -> %s", jobId, body, reply).isEqualTo(200);
     assertThat(reply.contentType()).isEqualTo("application/json");
     JsonNode job = reply.json();
@@ -174,26 +178,6 @@ class JobMutationPatchHttpTest {
     }
 
     @Test
-    void scheduledJobMovedToAnotherQueueIsPromotedThere() {
-      String from = uniqueName("patch-scheduled-from");
-      String to = uniqueName("patch-scheduled-to");
-      long readyAtMs = System.currentTimeMillis() + 300;
-      String jobId = id(server.enqueue(job(from, "later").put("ready_at", readyAtMs)));
-
-      JsonNode answer = patchOk(jobId, patch().put("queue", to));
-
-      assertThat(answer.get("status").textValue()).isEqualTo("scheduled");
-      try (WorkerStream stream = server.take("queue=" + to)) {
-        JsonNode delivered = stream.nextJob();
-        assertThat(id(delivered)).isEqualTo(jobId);
-        assertThat(delivered.get("queue").textValue()).isEqualTo(to);
-        assertThat(delivered.get("dequeued_at").longValue()).isGreaterThanOrEqualTo(readyAtMs);
-        server.ack(jobId);
-      }
-      server.assertNothingReady(from);
-    }
-
-    @Test
     void priorityChangeRepositionsInsideABudget() {
       String key = uniqueName("patch-budget-order");
       String queue = uniqueName("patch-budget-order");
@@ -310,24 +294,6 @@ class JobMutationPatchHttpTest {
 
       assertThat(answer).isEqualTo(before);
       assertThat(answer.get("ready_at").longValue()).isEqualTo(1234);
-    }
-
-    @Test
-    void earlierFutureReadyAtIsHonoured() {
-      String queue = uniqueName("patch-sooner");
-      String jobId = id(server.enqueue(
-          job(queue, "later").put("ready_at", System.currentTimeMillis() + HOUR_MS)));
-      long soonMs = System.currentTimeMillis() + 300;
-
-      JsonNode answer = patchOk(jobId, patch().put("ready_at", soonMs));
-
-      assertThat(answer.get("status").textValue()).isEqualTo("scheduled");
-      try (WorkerStream stream = server.take("queue=" + queue)) {
-        JsonNode delivered = stream.nextJob();
-        assertThat(id(delivered)).isEqualTo(jobId);
-        assertThat(delivered.get("dequeued_at").longValue()).isGreaterThanOrEqualTo(soonMs);
-        server.ack(jobId);
-      }
     }
 
     @Test
@@ -531,19 +497,79 @@ class JobMutationPatchHttpTest {
 
       BudgetClient.assertError(server.patchJson("/jobs/" + jobId, patch()), 404, "job not found");
     }
+  }
+
+  /** Patches whose effect shows as the server's clock reaches an instant. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
+
+    static String status(String jobId) {
+      return manualServer.getJob(jobId).get("status").textValue();
+    }
 
     @Test
-    void jobPastPurgeAtIsNotFound() throws InterruptedException {
+    void scheduledJobMovedToAnotherQueueIsPromotedThere() {
+      String from = uniqueName("patch-scheduled-from");
+      String to = uniqueName("patch-scheduled-to");
+      long readyAtMs = manualServer.nowMs() + 300;
+      String jobId = id(manualServer.enqueue(job(from, "later").put("ready_at", readyAtMs)));
+
+      JsonNode answer = patchOk(manualServer, jobId, patch().put("queue", to));
+
+      assertThat(answer.get("status").textValue()).isEqualTo("scheduled");
+      try (WorkerStream stream = manualServer.take("queue=" + to)) {
+        manualServer.advance(Duration.ofMillis(299));
+        assertThat(status(jobId)).as("a millisecond before ready_at").isEqualTo("scheduled");
+        manualServer.advance(Duration.ofMillis(1));
+
+        JsonNode delivered = stream.nextJob();
+        assertThat(id(delivered)).isEqualTo(jobId);
+        assertThat(delivered.get("queue").textValue()).isEqualTo(to);
+        assertThat(delivered.get("dequeued_at").longValue()).isEqualTo(readyAtMs);
+        manualServer.ack(jobId);
+      }
+      manualServer.assertNothingReady(from);
+    }
+
+    @Test
+    void earlierFutureReadyAtIsHonoured() {
+      String queue = uniqueName("patch-sooner");
+      String jobId = id(manualServer.enqueue(
+          job(queue, "later").put("ready_at", manualServer.nowMs() + HOUR_MS)));
+      long soonMs = manualServer.nowMs() + 300;
+
+      JsonNode answer = patchOk(manualServer, jobId, patch().put("ready_at", soonMs));
+
+      assertThat(answer.get("status").textValue()).isEqualTo("scheduled");
+      try (WorkerStream stream = manualServer.take("queue=" + queue)) {
+        manualServer.advance(Duration.ofMillis(299));
+        assertThat(status(jobId)).as("a millisecond before ready_at").isEqualTo("scheduled");
+        manualServer.advance(Duration.ofMillis(1));
+
+        JsonNode delivered = stream.nextJob();
+        assertThat(id(delivered)).isEqualTo(jobId);
+        assertThat(delivered.get("dequeued_at").longValue()).isEqualTo(soonMs);
+        manualServer.ack(jobId);
+      }
+    }
+
+    @Test
+    void jobPastPurgeAtIsNotFound() {
+      manualServer.runReaperNow();
       ObjectNode request = job(uniqueName("patch-purged"), "brief");
       request.putObject("retention").put("completed_ms", 1);
       String jobId;
-      try (Taken taken = server.takeOne(request)) {
-        server.ack(taken.id());
+      try (Taken taken = manualServer.takeOne(request)) {
+        manualServer.ack(taken.id());
         jobId = taken.id();
       }
-      Thread.sleep(20);
+      assertThat(status(jobId)).as("before purge_at").isEqualTo("completed");
+      manualServer.advance(Duration.ofMillis(1));
 
-      BudgetClient.assertError(server.patchJson("/jobs/" + jobId, patch()), 404, "job not found");
+      BudgetClient.assertError(manualServer.patchJson("/jobs/" + jobId, patch()), 404,
+          "job not found");
     }
   }
 

@@ -15,9 +15,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.cli.http.ServerFixture.Reply;
 import io.sluice.cli.http.ServerFixture.Taken;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,11 +39,15 @@ class QueryStatusHttpTest {
 
   /** The listed job equals GET /jobs/{id}, and the count by id and status is one. */
   static JsonNode seen(String id, String status) {
-    JsonNode listed = listedJob(server, id);
+    return seen(server, id, status);
+  }
+
+  static JsonNode seen(ServerFixture target, String id, String status) {
+    JsonNode listed = listedJob(target, id);
     assertThat(listed.get("status").textValue()).as("status of %s", listed).isEqualTo(status);
-    assertThat(server.getJob(id)).isEqualTo(listed);
-    assertThat(count(server, "id=" + id + "&status=" + status)).isEqualTo(1);
-    assertThat(count(server, "id=" + id)).isEqualTo(1);
+    assertThat(target.getJob(id)).isEqualTo(listed);
+    assertThat(count(target, "id=" + id + "&status=" + status)).isEqualTo(1);
+    assertThat(count(target, "id=" + id)).isEqualTo(1);
     assertThat(listed.has("duplicate")).isFalse();
     assertThat(listed.has("folded")).isFalse();
     EnqueueHttpTest.assertNoNulls(listed);
@@ -66,23 +72,6 @@ class QueryStatusHttpTest {
     assertThat(listIds(server, "queue=" + queue + "&status=ready")).containsExactly(id(created));
     assertThat(count(server, "queue=" + queue + "&status=scheduled,in_flight,completed,dead"))
         .isZero();
-  }
-
-  @Test
-  void futureReadyAtIsScheduledThenReady() {
-    String queue = uniqueName("st-scheduled");
-    long readyAtMs = System.currentTimeMillis() + 400;
-    String jobId = id(server.enqueue(job(queue, "later").put("ready_at", readyAtMs)));
-
-    JsonNode scheduled = seen(jobId, "scheduled");
-    assertThat(scheduled.get("ready_at").longValue()).isEqualTo(readyAtMs);
-    assertThat(count(server, "queue=" + queue + "&status=ready")).isZero();
-
-    JsonNode ready = ServerFixture.poll(() -> listedJob(server, jobId),
-        job -> job.get("status").textValue().equals("ready"), "job to be promoted");
-    assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(readyAtMs);
-    assertThat(ready.get("ready_at").longValue()).isEqualTo(readyAtMs);
-    assertThat(count(server, "queue=" + queue + "&status=scheduled")).isZero();
   }
 
   @Test
@@ -225,42 +214,74 @@ class QueryStatusHttpTest {
     }
   }
 
-  @Test
-  void jobsPastPurgeAtAreInvisible() throws InterruptedException {
-    String queue = uniqueName("st-purged");
-    ObjectNode completedRequest = job(queue, "brief");
-    completedRequest.putObject("retention").put("completed_ms", 1);
-    ObjectNode deadRequest = job(queue, "brief");
-    deadRequest.putObject("retention").put("dead_ms", 1);
-    String completed;
-    String dead;
-    try (Taken taken = server.takeOne(completedRequest)) {
-      server.ack(taken.id());
-      completed = taken.id();
-    }
-    try (Taken taken = server.takeOne(deadRequest)) {
-      JsonNode reported = server.fail(taken.id(), failure("fatal").put("kill", true));
-      assertThat(reported.get("status").textValue()).isEqualTo("dead");
-      dead = taken.id();
-    }
-    String live = server.enqueueId(queue);
-    Thread.sleep(20); // past both purge_at values, long before the 30 s reaper runs
+  /** Promotion and purging, which happen as the server's clock passes a job's instants. */
+  @Nested
+  class OnAManualClock {
+    @RegisterExtension
+    static final ServerFixture manualServer = ServerFixture.perTestClassOnManualClock();
 
-    assertThat(listIds(server, "queue=" + queue)).containsExactly(live);
-    assertThat(listIds(server, "queue=" + queue + "&order=desc")).containsExactly(live);
-    assertThat(count(server, "queue=" + queue)).isEqualTo(1);
-    assertThat(count(server, "queue=" + queue + "&status=completed,dead")).isZero();
-    for (String gone : List.of(completed, dead)) {
-      assertThat(listIds(server, "id=" + gone)).isEmpty();
-      assertThat(count(server, "id=" + gone)).isZero();
-      Reply get = server.get("/jobs/" + gone);
-      assertThat(get.status()).isEqualTo(404);
-      assertThat(get.error()).isEqualTo("job not found");
-      assertThat(server.get("/jobs/" + gone + "/errors").status()).isEqualTo(404);
-      Reply delete = server.delete("/jobs/" + gone);
-      assertThat(delete.status()).isEqualTo(404);
-      assertThat(delete.error()).isEqualTo("job not found");
-      assertThat(server.post("/jobs/" + gone + "/success").status()).isEqualTo(404);
+    @Test
+    void futureReadyAtIsScheduledThenReady() {
+      String queue = uniqueName("st-scheduled");
+      long readyAtMs = manualServer.nowMs() + 400;
+      String jobId = id(manualServer.enqueue(job(queue, "later").put("ready_at", readyAtMs)));
+
+      JsonNode scheduled = seen(manualServer, jobId, "scheduled");
+      assertThat(scheduled.get("ready_at").longValue()).isEqualTo(readyAtMs);
+      assertThat(count(manualServer, "queue=" + queue + "&status=ready")).isZero();
+
+      manualServer.advance(Duration.ofMillis(399));
+      seen(manualServer, jobId, "scheduled");
+      manualServer.advance(Duration.ofMillis(1));
+
+      JsonNode ready = seen(manualServer, jobId, "ready");
+      assertThat(manualServer.nowMs()).isEqualTo(readyAtMs);
+      assertThat(ready.get("ready_at").longValue()).isEqualTo(readyAtMs);
+      assertThat(count(manualServer, "queue=" + queue + "&status=scheduled")).isZero();
+    }
+
+    @Test
+    void jobsPastPurgeAtAreInvisible() {
+      manualServer.runReaperNow();
+      String queue = uniqueName("st-purged");
+      ObjectNode completedRequest = job(queue, "brief");
+      completedRequest.putObject("retention").put("completed_ms", 1);
+      ObjectNode deadRequest = job(queue, "brief");
+      deadRequest.putObject("retention").put("dead_ms", 1);
+      String completed;
+      String dead;
+      try (Taken taken = manualServer.takeOne(completedRequest)) {
+        manualServer.ack(taken.id());
+        completed = taken.id();
+      }
+      try (Taken taken = manualServer.takeOne(deadRequest)) {
+        JsonNode reported = manualServer.fail(taken.id(), failure("fatal").put("kill", true));
+        assertThat(reported.get("status").textValue()).isEqualTo("dead");
+        dead = taken.id();
+      }
+      String live = manualServer.enqueueId(queue);
+      assertThat(listIds(manualServer, "queue=" + queue))
+          .as("visible until their purge_at").containsExactly(completed, dead, live);
+
+      // To both purge_at values, 30 s before the reaper runs again and removes the jobs.
+      manualServer.advance(Duration.ofMillis(1));
+
+      assertThat(listIds(manualServer, "queue=" + queue)).containsExactly(live);
+      assertThat(listIds(manualServer, "queue=" + queue + "&order=desc")).containsExactly(live);
+      assertThat(count(manualServer, "queue=" + queue)).isEqualTo(1);
+      assertThat(count(manualServer, "queue=" + queue + "&status=completed,dead")).isZero();
+      for (String gone : List.of(completed, dead)) {
+        assertThat(listIds(manualServer, "id=" + gone)).isEmpty();
+        assertThat(count(manualServer, "id=" + gone)).isZero();
+        Reply get = manualServer.get("/jobs/" + gone);
+        assertThat(get.status()).isEqualTo(404);
+        assertThat(get.error()).isEqualTo("job not found");
+        assertThat(manualServer.get("/jobs/" + gone + "/errors").status()).isEqualTo(404);
+        Reply delete = manualServer.delete("/jobs/" + gone);
+        assertThat(delete.status()).isEqualTo(404);
+        assertThat(delete.error()).isEqualTo("job not found");
+        assertThat(manualServer.post("/jobs/" + gone + "/success").status()).isEqualTo(404);
+      }
     }
   }
 

@@ -12,6 +12,7 @@ import io.sluice.api.wire.Format;
 import io.sluice.cli.SluiceServer;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.ManualClock;
 import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,9 +26,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -47,6 +52,11 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * before the class's first test over a new temporary directory and stops, the directory deleted,
  * after its last; the class's {@code @Nested} classes use the same server. A test that needs a
  * server of its own calls {@link #start(Path)} and closes it.
+ *
+ * <p>A server runs on the wall clock unless it is given a {@link ManualClock}
+ * ({@link #perTestClassOnManualClock()}, {@link #start(Path, ManualClock)}): then time stands
+ * still until the test moves it with {@link #advance}, and a test of timing can assert exact
+ * instants instead of windows that a loaded machine might miss.
  */
 final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
   static final ObjectMapper JSON = new ObjectMapper(Format.unbounded(new JsonFactory()));
@@ -62,6 +72,7 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
 
   private final EngineConfig engineConfig;
   private final HttpLimits limits;
+  private final InstantSource clock;
   private final HttpClient http;
   private Path dataDir;
   private SluiceServer server;
@@ -70,9 +81,10 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
   private Class<?> testClass;
   private Path ownTempDir;
 
-  private ServerFixture(EngineConfig engineConfig, HttpLimits limits) {
+  private ServerFixture(EngineConfig engineConfig, HttpLimits limits, InstantSource clock) {
     this.engineConfig = engineConfig;
     this.limits = limits;
+    this.clock = clock;
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(TIMEOUT)
@@ -86,7 +98,12 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
 
   /** The same, held to {@code limits}. */
   static ServerFixture perTestClass(HttpLimits limits) {
-    return new ServerFixture(EngineConfig.defaults(), limits);
+    return new ServerFixture(EngineConfig.defaults(), limits, Clock.systemUTC());
+  }
+
+  /** A server for one test class on a {@link ManualClock} at its default start. */
+  static ServerFixture perTestClassOnManualClock() {
+    return new ServerFixture(EngineConfig.defaults(), HttpLimits.DEFAULTS, new ManualClock());
   }
 
   /** A server over {@code tempDir}, started now; the caller closes it. */
@@ -103,8 +120,18 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     return start(tempDir, EngineConfig.defaults(), limits);
   }
 
+  /** A server on {@code clock}, started now; the caller closes it. Restarts keep the clock. */
+  static ServerFixture start(Path tempDir, ManualClock clock) {
+    return start(tempDir, EngineConfig.defaults(), HttpLimits.DEFAULTS, clock);
+  }
+
   private static ServerFixture start(Path tempDir, EngineConfig engineConfig, HttpLimits limits) {
-    ServerFixture fixture = new ServerFixture(engineConfig, limits);
+    return start(tempDir, engineConfig, limits, Clock.systemUTC());
+  }
+
+  private static ServerFixture start(Path tempDir, EngineConfig engineConfig, HttpLimits limits,
+      InstantSource clock) {
+    ServerFixture fixture = new ServerFixture(engineConfig, limits, clock);
     fixture.dataDir = tempDir.resolve("data");
     fixture.server = fixture.boot();
     return fixture;
@@ -151,7 +178,7 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
         engineConfig,
         new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 2, null, null, limits),
         new EngineLoop.CommitModes(false, false),
-        Clock.systemUTC());
+        clock);
   }
 
   /** Stops the server and starts a new one over the same data directory. */
@@ -166,6 +193,76 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
           + "used outside its test class or not in a static @RegisterExtension field");
     }
     return server.port();
+  }
+
+  /** The server's time now: what it would stamp on a job or budget changed at this moment. */
+  long nowMs() {
+    return clock.millis();
+  }
+
+  /**
+   * Moves the manual clock on by {@code duration} and waits for an engine turn at the new time:
+   * by the time this returns, the engine has promoted and refilled what fell due, and a request
+   * sent afterwards is applied after that turn's dispatch, so it sees the outcome (a job sent to
+   * a stream may still be on its way). Without the turn the engine would sleep on until the
+   * wall-clock length of the wait it armed before the clock moved had passed.
+   */
+  void advance(Duration duration) {
+    ManualClock manual = manualClock();
+    manual.advance(duration);
+    long targetMs = manual.millis();
+    // A turn that read the clock just before the move may pick up the first command, but what
+    // fell due at the new time runs only in a turn that read the new time: the next one does.
+    long turnMs;
+    do {
+      turnMs = awaitEngineTurn();
+    } while (turnMs < targetMs);
+  }
+
+  /**
+   * Moves the manual clock on by {@code duration} and leaves the engine asleep, so that only the
+   * wait the engine armed for its own next deadline can wake it: for tests of the engine's
+   * timers, which {@link #advance} would step around. The wait armed before the move runs for
+   * as long on the wall clock as it was meant to on the server's.
+   */
+  void advanceWithoutWaking(Duration duration) {
+    manualClock().advance(duration);
+  }
+
+  /**
+   * Has the engine's reaper run now, so that it runs next a whole reaper interval later: until
+   * then a job past its purge_at stays in the engine, and only the rule that hides such jobs
+   * keeps it from the API. The reaper runs at most once an interval, and only when a job is due.
+   */
+  void runReaperNow() {
+    ObjectNode brief = job(uniqueName("reaped"), "brief");
+    brief.putObject("retention").put("completed_ms", 1);
+    try (Taken taken = takeOne(brief)) {
+      ack(taken.id());
+    }
+    advance(Duration.ofMillis(engineConfig.reaperIntervalMs() + 1));
+  }
+
+  private long awaitEngineTurn() {
+    port(); // fails clearly when no server runs
+    try {
+      return server.runEngineTurn().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted waiting for an engine turn");
+    } catch (ExecutionException e) {
+      throw new AssertionError("engine turn failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new AssertionError("no engine turn within " + TIMEOUT, e);
+    }
+  }
+
+  private ManualClock manualClock() {
+    if (clock instanceof ManualClock manual) {
+      return manual;
+    }
+    throw new IllegalStateException("this server runs on the wall clock; only a server on a "
+        + "ManualClock can be moved in time");
   }
 
   /** A name no other test in this JVM uses, for queues that must start empty. */
