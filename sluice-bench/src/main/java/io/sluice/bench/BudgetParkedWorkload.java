@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * budget-parked: does a large number of parked jobs slow down everything else? Runs workload (a)
  * (unbound jobs on the usual queue), then parks {@code --parked} jobs behind an exhausted budget
- * on a separate queue, then runs (a) again on the same server and compares. Target: throughput
+ * on a separate queue, times {@code GET /jobs/{id}/wait} for them ({@link WaitProbe}), then runs
+ * (a) again on the same server and compares. Target: throughput
  * within 10% of the run with nothing parked, i.e. no per-dispatch cost that grows with the
  * parked count. Server memory is reported at each step.
  *
@@ -60,6 +61,7 @@ final class BudgetParkedWorkload {
       env.say("[parked] parked %,d jobs on queue '%s' behind budget '%s' in %.1f s (%,.0f jobs/s);"
           + " server memory %s", parked, QUEUE, BUDGET, parkNanos / 1e9, parkRate, memParked.describe());
       long countBefore = readyCount(calls);
+      Map<String, Object> waits = new WaitProbe(env).run(QUEUE);
 
       env.awaitQuietServer("[parked] before the run with " + String.format("%,d", parked) + " parked:",
           QUIET_WAIT_MILLIS);
@@ -101,6 +103,7 @@ final class BudgetParkedWorkload {
       m.put("rss_parked_mib", memParked.rssMiB());
       m.put("rss_after_mib", memAfter.rssMiB());
       m.put("rss_peak_mib", memAfter.peakRssMiB());
+      m.putAll(waits);
       m.put("before", before.toMap());
       m.put("with_parked", after.toMap());
       return m;
