@@ -56,6 +56,9 @@ final class Rebuild {
         }
       }
     }
+    // Recovery judged the heads against full buckets; they are judged again against the buckets
+    // carried over and reheld, so a head that must wait for the drip is armed, not offered.
+    rebuilt.budgets.reevaluateHeads(nowMs);
   }
 
   private void carryBuckets() {

@@ -116,6 +116,16 @@ public final class BudgetBook {
     }
   }
 
+  /**
+   * Looks at every budget's heads again, after buckets were given another state wholesale (a
+   * rollback carries them over from before the failed turns).
+   */
+  public void reevaluateHeads(long nowMs) {
+    for (Budget budget : sortedByKey()) {
+      wake(budget, nowMs);
+    }
+  }
+
   /** Refuses a policy whose capacity is below the cost of something still committed (§8.9). */
   public void checkShrink(Budget budget, BudgetPolicy policy) {
     long capacity = policy.capacity();

@@ -116,6 +116,28 @@ class FailedCommitRollbackTest {
   }
 
   @Test
+  void aHeadWaitingForTheDripIsArmedAgainWhenTheTokenWentToAFinishedJob() {
+    loop.turn(T1, (e, now) -> {
+      e.complete(heldRated, now);
+      return null;
+    });
+    loop.turn(T1, (e, now) -> {
+      e.delete(waitingRated, now);
+      return null;
+    });
+    JobId waiting = enqueue(T1, job("rated").budget("rate"));
+    String before = engine.describe(T1);
+    assertThat(before).contains("wakes {" + waiting + "=" + (T0 + 62_000) + "}");
+
+    engine.enqueueAll(List.of(job("idle").build(T1)), false, T1);
+    engine.rollBack(store, List.of(takeFailingTurn()), T1);
+
+    // Recovery finds the head affordable with a full bucket; once the bucket of before is
+    // carried over, the head must wait for the drip again.
+    assertThat(StateSections.of(engine.describe(T1))).isEqualTo(StateSections.of(before));
+  }
+
+  @Test
   void twoFailedTurnsAreUndoneTogether() {
     String before = engine.describe(T1);
     engine.budgetAdmin().put("rate", rate(5, 60_000), T1);
