@@ -138,6 +138,28 @@ class FailedCommitRollbackTest {
   }
 
   @Test
+  void aSlotReturnedAfterItsBudgetWasReplacedInTheFailedTurnIsHeldAgainWithoutDebt() {
+    String before = engine.describe(T1);
+    engine.budgetAdmin().put("slots", concurrency(1), T1);
+    engine.complete(heldBound, T1);
+
+    engine.rollBack(store, List.of(takeFailingTurn()), T1);
+
+    assertThat(StateSections.of(engine.describe(T1))).isEqualTo(StateSections.of(before));
+  }
+
+  @Test
+  void aSlotReturnedBeforeItsBudgetWasReplacedInTheFailedTurnIsHeldAgain() {
+    String before = engine.describe(T1);
+    engine.complete(heldBound, T1);
+    engine.budgetAdmin().put("slots", concurrency(1), T1);
+
+    engine.rollBack(store, List.of(takeFailingTurn()), T1);
+
+    assertThat(StateSections.of(engine.describe(T1))).isEqualTo(StateSections.of(before));
+  }
+
+  @Test
   void twoFailedTurnsAreUndoneTogether() {
     String before = engine.describe(T1);
     engine.budgetAdmin().put("rate", rate(5, 60_000), T1);
