@@ -35,6 +35,24 @@ final class LoopTurns {
     return answer;
   }
 
+  /**
+   * Ends the turn whose commands were applied at {@code nowMs} as the loop does when the store
+   * fails its commit: due work, take the turn, a commit that throws; nothing is committed or
+   * made durable. Returns the lost turn, for {@link Engine#rollBack}.
+   */
+  Turn endWithFailedCommit(long nowMs) {
+    engine.runDue(nowMs);
+    Turn turn = engine.takeTurn();
+    RuntimeException diskFull = new IllegalStateException("disk full");
+    store.failNextCommit(diskFull);
+    try {
+      store.commit(new CommitBatch(turn.mutations(), false));
+    } catch (IllegalStateException expected) {
+      return turn;
+    }
+    throw new AssertionError("the store committed a turn it was told to fail");
+  }
+
   /** Ends the turn whose commands were applied at {@code nowMs}. */
   void end(long nowMs) {
     engine.runDue(nowMs);
