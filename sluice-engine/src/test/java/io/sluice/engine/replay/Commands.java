@@ -36,6 +36,13 @@ final class Commands {
   /** The clock moves on; the idle loop wakes at every engine deadline on the way. */
   record Advance(long ms) implements Step {}
 
+  /**
+   * A turn of commands whose commit the store fails, so that the engine rolls it back. It never
+   * opens or closes a stream: a stream is not stored, so one that began in a failed turn stays
+   * open and one that ended stays ended (see {@code Rebuild}).
+   */
+  record FailedTurn(List<Command> commands) implements Step {}
+
   sealed interface Command {}
 
   record Enqueue(List<JobDraw> jobs, boolean bulk) implements Command {}
@@ -134,6 +141,16 @@ final class Commands {
 
   static Arbitrary<List<Step>> scripts(int maxSteps) {
     return step().list().ofMinSize(1).ofMaxSize(maxSteps)
+        .withSizeDistribution(RandomDistribution.uniform()).withoutEdgeCases();
+  }
+
+  /** Scripts in which one turn in about ten fails to commit. */
+  static Arbitrary<List<Step>> scriptsWithFailedCommits(int maxSteps) {
+    Arbitrary<Step> failed = command().filter(command -> !(command instanceof OpenStream)
+        && !(command instanceof CloseStream)).list().ofMinSize(1).ofMaxSize(3)
+        .map(FailedTurn::new);
+    return Arbitraries.frequencyOf(Tuple.of(9, step()), Tuple.of(1, failed)).withoutEdgeCases()
+        .list().ofMinSize(1).ofMaxSize(maxSteps)
         .withSizeDistribution(RandomDistribution.uniform()).withoutEdgeCases();
   }
 

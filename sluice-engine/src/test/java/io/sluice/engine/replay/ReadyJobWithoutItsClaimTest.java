@@ -29,8 +29,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Recovery cannot tell A from a job that was in flight at a crash, which is exactly a ready
  * job whose key is free, so it hands A the key ({@code UniqueClaims.retakeFreeOnRecovery}): after
- * a restart the same newcomer is answered as A's duplicate. This test pins that behaviour down
- * as it is; it fails once the two agree, and the property's assumption can then go.
+ * a restart the same newcomer is answered as A's duplicate. A rollback recovers too: an
+ * {@code active} job in flight that lost its key the same way holds it again afterwards.
+ *
+ * <p>These tests pin that behaviour down as it is; they fail once the two agree, and the
+ * properties' allowances for it can then go.
  */
 class ReadyJobWithoutItsClaimTest {
   private static final long T0 = ReplayRun.START_MS;
@@ -47,8 +50,12 @@ class ReadyJobWithoutItsClaimTest {
   }
 
   private NewJob unique(String queue) {
+    return unique(queue, KEY);
+  }
+
+  private NewJob unique(String queue, UniqueKey key) {
     return new NewJob(ids.next(T0), "t", queue, 0, null, null, null, null,
-        "{}".getBytes(StandardCharsets.UTF_8), List.of(), KEY, null);
+        "{}".getBytes(StandardCharsets.UTF_8), List.of(), key, null);
   }
 
   private static Enqueued enqueue(Engine engine, NewJob request) {
@@ -81,5 +88,27 @@ class ReadyJobWithoutItsClaimTest {
     assertThat(liveAnswer.created()).isTrue();
     assertThat(recoveredAnswer.duplicate()).isTrue();
     assertThat(recoveredAnswer.job()).extracting(JobSnapshot::id).isEqualTo(a);
+  }
+
+  @Test
+  void anInFlightJobThatLostItsKeyHoldsItAgainAfterARollback() {
+    UniqueKey active = new UniqueKey("order-7", UniqueKey.Scope.ACTIVE);
+    JobId a = loop.turn(T0, (engine, now) -> enqueue(engine, unique("work", active)).job().id());
+    loop.turn(T0, (engine, now) -> engine.openSession(Set.of("work"), 2, jobs -> { }));
+    // Not A's duplicate: a queued newcomer does not conflict with a job in flight.
+    JobId b = loop.turn(T0, (engine, now) -> enqueue(engine, unique("work")).job().id());
+    loop.turn(T0, (engine, now) -> {
+      engine.delete(b, now);
+      return null;
+    });
+    assertThat(b).isNotEqualTo(a);
+    assertThat(live.describe(T0)).contains("claims {}\n");
+
+    enqueue(live, unique("other"));
+    live.rollBack(store, List.of(loop.endWithFailedCommit(T0)), T0);
+
+    assertThat(live.describe(T0)).contains("claims {order-7=" + a + "}\n");
+    assertThat(live.get(a, T0).status()).isEqualTo(JobStatus.IN_FLIGHT);
+    assertThat(enqueue(live, unique("work", active)).duplicate()).isTrue();
   }
 }

@@ -4,6 +4,7 @@ import io.sluice.engine.BatchExpressions;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.ManualClock;
+import io.sluice.engine.Turn;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.replay.Commands.Command;
@@ -13,7 +14,10 @@ import io.sluice.engine.store.Mutation;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 /**
  * Plays a script of {@link Commands} through a real {@link Engine} the way {@code EngineLoop}
@@ -41,6 +45,11 @@ final class ReplayRun {
   private final ReplayClient client;
   private final LoopTurns loop;
   private long now = START_MS;
+  private final List<String> rollbackMismatches = new ArrayList<>();
+  private int rollbacks;
+  private int droppedOpenBatches;
+  private int uncomparedRollbacks;
+  private int uncomparedClaims;
 
   ReplayRun(long seed, int globalInFlightLimit) {
     this.seed = seed;
@@ -118,6 +127,97 @@ final class ReplayRun {
       loop.end(now);
     } else if (step instanceof Commands.Advance advance) {
       advance(advance.ms());
+    } else if (step instanceof Commands.FailedTurn failed) {
+      failedTurn(failed.commands());
+    }
+  }
+
+  /**
+   * Where a failed turn was not undone: one line per part of the state that differs after the
+   * rollback from before the turn (see {@link StateSections}).
+   */
+  List<String> rollbackMismatches() {
+    return rollbackMismatches;
+  }
+
+  /** How many turns failed to commit and were rolled back. */
+  int rollbacks() {
+    return rollbacks;
+  }
+
+  /** How many rollbacks dropped an open batch whose job was not ready, as expected. */
+  int droppedOpenBatches() {
+    return droppedOpenBatches;
+  }
+
+  /** How many rollbacks were not compared on claims, for a job lacked its free key. */
+  int uncomparedClaims() {
+    return uncomparedClaims;
+  }
+
+  /** How many failed turns were not compared, for a ready job was due later. */
+  int uncomparedRollbacks() {
+    return uncomparedRollbacks;
+  }
+
+  /**
+   * The loop first ends the turn before (so nothing is due at this instant), then applies the
+   * commands; the commit fails, the engine rolls the turn back, and the loop dispatches on. The
+   * state must then be the one before the turn, in every part a state rebuilt from the store
+   * can reproduce ({@link #rebuildable}); turns that leave a ready job due later are not
+   * compared ({@code RequeuedJobWithALaterReadyAtTest}).
+   */
+  private void failedTurn(List<Command> commands) {
+    loop.end(now);
+    Map<String, List<String>> expected = StateSections.of(engine.describe(now));
+    boolean comparable = !StateSections.hasReadyJobDueAfter(expected, now);
+    log("t+" + (now - START_MS) + " turn whose commit fails");
+    for (Command command : commands) {
+      client.send(command, now);
+    }
+    Turn lost = loop.endWithFailedCommit(now);
+    for (Mutation mutation : lost.mutations()) {
+      log("  lost " + Canonical.render(mutation));
+    }
+    engine.rollBack(store, List.of(lost), now);
+    rollbacks++;
+    if (comparable) {
+      compare(rebuildable(expected), StateSections.of(engine.describe(now)));
+    } else {
+      uncomparedRollbacks++;
+    }
+    engine.dispatch(now);
+  }
+
+  /**
+   * The parts of a live state that a state rebuilt from the store reproduces: all but open
+   * batches of jobs that are not ready ({@code ScheduledOpenBatchTest}), the claims while a
+   * ready or in-flight job lacks its free key ({@code ReadyJobWithoutItsClaimTest}) and the
+   * wake-ups. Wake-ups are a lazy index: the live engine keeps one armed for a job that no
+   * longer heads its queue until it fires, and lets a head that the drip blocks wait as a ready
+   * candidate until a dispatch pass asks about it, where a rebuilt state arms every blocked
+   * head. (Exact wake-ups after a rollback are checked in {@code FailedCommitRollbackTest}.)
+   */
+  private Map<String, List<String>> rebuildable(Map<String, List<String>> live) {
+    List<String> openBatches = StateSections.openBatchesOfReadyJobs(live);
+    if (!openBatches.equals(live.put("open-batches", openBatches))) {
+      droppedOpenBatches++;
+    }
+    if (StateSections.hasJobWithoutItsFreeKey(live)) {
+      uncomparedClaims++;
+      live.remove("claims");
+    }
+    live.remove("wakes");
+    return live;
+  }
+
+  private void compare(Map<String, List<String>> expected, Map<String, List<String>> actual) {
+    actual.keySet().retainAll(expected.keySet());
+    for (String part : new TreeSet<>(actual.keySet())) {
+      if (!Objects.equals(expected.get(part), actual.get(part))) {
+        rollbackMismatches.add("t+" + (now - START_MS) + " " + part + " was "
+            + expected.get(part) + ", is " + actual.get(part));
+      }
     }
   }
 
