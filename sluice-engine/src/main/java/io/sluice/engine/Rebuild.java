@@ -16,8 +16,8 @@ import java.util.Set;
  * Carries what the store does not hold from a discarded state to one rebuilt from the store after
  * a failed commit, so that the rebuilt state is the one before the failed turns: the open take
  * streams and the jobs they hold (dispatch is not written), including jobs those turns took out
- * of flight, and the budgets' buckets (never written: a bucket changed by those turns gets its
- * state from before the change).
+ * of flight, and the budgets' buckets (never written: a rate bucket changed by those turns gets
+ * its state from before the change; a concurrency bucket is settled from the jobs in flight).
  *
  * <p>What cannot come back: a stream that ended in a failed turn (its jobs stay ready, as after
  * any requeue), and payloads the cache held (read from the store again when needed).
@@ -42,7 +42,7 @@ final class Rebuild {
     }
     for (Map.Entry<Job, WorkerSession> held : discarded.dispatcher.holdings().entrySet()) {
       Job before = held.getKey();
-      if (!rehold(before, held.getValue(), before.dequeuedAtMs(), false, nowMs)) {
+      if (!rehold(before, held.getValue(), before.dequeuedAtMs(), nowMs)) {
         rebuilt.dispatcher.forgetDeparture(
             new Dispatcher.Departure(before, held.getValue(), before.dequeuedAtMs()));
       }
@@ -50,12 +50,16 @@ final class Rebuild {
     for (Turn turn : undone) {
       for (Dispatcher.Departure departure : turn.departures()) {
         boolean reheld = open.contains(departure.session()) && rehold(departure.job(),
-            departure.session(), departure.dequeuedAtMs(), true, nowMs);
+            departure.session(), departure.dequeuedAtMs(), nowMs);
         if (!reheld) {
           rebuilt.dispatcher.forgetDeparture(departure);
         }
       }
     }
+    rebuilt.budgets.settleConcurrencyBuckets();
+    // Recovery judged the heads against full buckets; they are judged again against the buckets
+    // carried over and reheld, so a head that must wait for the drip is armed, not offered.
+    rebuilt.budgets.reevaluateHeads(nowMs);
   }
 
   private void carryBuckets() {
@@ -76,15 +80,14 @@ final class Rebuild {
   }
 
   /** Puts the rebuilt copy of a job back in its stream; false when the store no longer has it. */
-  private boolean rehold(Job before, WorkerSession session, long dequeuedAtMs,
-      boolean tokensWereReturned, long nowMs) {
+  private boolean rehold(Job before, WorkerSession session, long dequeuedAtMs, long nowMs) {
     Job job = rebuilt.jobs.get(before.id());
     if (job == null || job.status().isTerminal() || job.status() == JobStatus.IN_FLIGHT
         || job.pending()) {
       return false;
     }
     rebuilt.streams.restore(job, session, dequeuedAtMs, nowMs);
-    rebuilt.budgets.rehold(job, tokensWereReturned);
+    rebuilt.budgets.rehold(job);
     return true;
   }
 }

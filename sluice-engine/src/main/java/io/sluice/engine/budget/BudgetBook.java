@@ -129,18 +129,42 @@ public final class BudgetBook {
     return taken;
   }
 
-  /** A job put back in flight after a failed commit: its budgets count its cost again. */
-  public void rehold(Job job, boolean tokensWereReturned) {
+  /**
+   * A job put back in flight after a failed commit: its budgets count its cost again. Their
+   * concurrency buckets are settled once every job is back ({@link #settleConcurrencyBuckets}).
+   */
+  public void rehold(Job job) {
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
-      if (budget == null) {
-        continue;
+      if (budget != null) {
+        budget.reheld(binding.cost());
+        publisher.changed(budget);
       }
-      budget.reheld(binding.cost());
-      publisher.changed(budget);
-      if (tokensWereReturned && budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
-        budget.bucket().unrelease(binding.cost());
+    }
+  }
+
+  /**
+   * Gives every while_in_flight bucket the slots its budget's in-flight jobs leave free, or the
+   * slots they owe beyond the allocation: the state every change of such a bucket keeps, and so
+   * the one it had before the failed turns, however their releases and policy changes were
+   * ordered.
+   */
+  public void settleConcurrencyBuckets() {
+    for (Budget budget : budgets.values()) {
+      if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+        budget.bucket().holdFor(budget.inFlightCost());
+        publisher.changed(budget);
       }
+    }
+  }
+
+  /**
+   * Looks at every budget's heads again, after buckets were given another state wholesale (a
+   * rollback carries them over from before the failed turns).
+   */
+  public void reevaluateHeads(long nowMs) {
+    for (Budget budget : sortedByKey()) {
+      wake(budget, nowMs);
     }
   }
 

@@ -46,11 +46,15 @@ public final class TokenBucket {
     lastRefillMs = other.lastRefillMs;
   }
 
-  /** Takes back tokens that {@link #release} returned, owing what is not there. */
-  public void unrelease(long cost) {
-    long taken = Math.min(cost, tokens);
-    tokens -= taken;
-    debt += cost - taken;
+  /**
+   * Sets a while_in_flight bucket to what it holds while jobs of {@code inFlightCost} are in
+   * flight: the slots they leave free, or none and the slots they take beyond the capacity as
+   * debt. Acquiring, releasing and §7 adoption all keep {@code tokens - debt == capacity -
+   * inFlightCost}, so this is the bucket's state whatever the order of its changes.
+   */
+  public void holdFor(long inFlightCost) {
+    tokens = Math.max(0, capacity - inFlightCost);
+    debt = Math.max(0, inFlightCost - capacity);
   }
 
   public long tokens() {

@@ -6,9 +6,11 @@ import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Decides which ready job goes to which take stream. It owns the ready index (unbound ready jobs
@@ -211,9 +213,14 @@ public final class Dispatcher {
     return holders.containsKey(job);
   }
 
-  /** Every job in flight with the stream holding it (a copy). */
+  /**
+   * Every job in flight with the stream holding it (a copy), in job id order: not in hash order,
+   * so that a rollback walking it rebuilds the streams alike on every run.
+   */
   public Map<Job, WorkerSession> holdings() {
-    return new HashMap<>(holders);
+    Map<Job, WorkerSession> held = new TreeMap<>(Comparator.comparing(Job::id));
+    held.putAll(holders);
+    return held;
   }
 
   /** Drops a job from the in-flight view whose departure will never be made durable. */
