@@ -32,6 +32,7 @@ final class EventsSession {
   private long tickTimer = -1;
   private long heartbeatTimer = -1;
   private JobCounts counts = JobCounts.EMPTY;
+  private int budgetCount;
 
   // What the client asked to see.
   private boolean subscribed;
@@ -68,7 +69,8 @@ final class EventsSession {
     socket.exceptionHandler(e -> LOG.debug("events connection failed: {}", e.toString()));
     socket.closeHandler(ignored -> close());
     counts = JobCounts.of(feed.queueCounts());
-    send(ServerMessages.status(feed.server(), feed.nowMs(), counts));
+    budgetCount = feed.budgetStates().size();
+    send(ServerMessages.status(feed.server(), feed.nowMs(), counts, budgetCount));
     tickTimer = feed.vertx().setPeriodic(refreshMs, id -> tick());
     heartbeatTimer = feed.vertx().setPeriodic(HEARTBEAT_MS,
         id -> send(ServerMessages.heartbeat(feed.server(), feed.nowMs())));
@@ -191,12 +193,15 @@ final class EventsSession {
   private void tick() {
     long nowMs = feed.nowMs();
     JobCounts latest = JobCounts.of(feed.queueCounts());
+    int latestBudgetCount = feed.budgetStates().size();
     boolean tabChanged = false;
-    if (!latest.equals(counts)) {
-      send(ServerMessages.changed(latest.changedStatuses(counts), latest.changedQueues(counts)));
+    if (!latest.equals(counts) || latestBudgetCount != budgetCount) {
+      send(ServerMessages.changed(latest.changedStatuses(counts), latest.changedQueues(counts),
+          latestBudgetCount != budgetCount));
       tabChanged = tab.listsJobs() && latest.of(tab.status()) != counts.of(tab.status());
       counts = latest;
-      send(ServerMessages.status(feed.server(), nowMs, counts));
+      budgetCount = latestBudgetCount;
+      send(ServerMessages.status(feed.server(), nowMs, counts, budgetCount));
     }
     if (!subscribed || paused || socket.writeQueueFull()) {
       return; // a client that cannot keep up misses refreshes, never replies

@@ -28,7 +28,7 @@ final class ServerMessages {
 
   private ServerMessages() {}
 
-  static String status(Server server, long nowMs, JobCounts counts) {
+  static String status(Server server, long nowMs, JobCounts counts, int budgets) {
     return message("status", null, gen -> {
       gen.writeNumberField("time", nowMs);
       gen.writeStringField("server_version", server.version());
@@ -37,6 +37,7 @@ final class ServerMessages {
       gen.writeNumberField("uptime_ms", Math.max(0, nowMs - server.startedAtMs()));
       gen.writeFieldName("counts");
       writeCounts(gen, counts.totals());
+      gen.writeNumberField("budgets", budgets);
       gen.writeArrayFieldStart("queues");
       for (Map.Entry<String, QueueCounts> queue : counts.queues().entrySet()) {
         gen.writeStartObject();
@@ -48,7 +49,8 @@ final class ServerMessages {
     });
   }
 
-  static String changed(Collection<JobStatus> statuses, List<String> queues) {
+  /** {@code budgets}: whether budgets were created or deleted. */
+  static String changed(Collection<JobStatus> statuses, List<String> queues, boolean budgets) {
     return message("changed", null, gen -> {
       gen.writeArrayFieldStart("statuses");
       for (JobStatus status : statuses) {
@@ -60,6 +62,7 @@ final class ServerMessages {
         gen.writeString(queue);
       }
       gen.writeEndArray();
+      gen.writeBooleanField("budgets", budgets);
     });
   }
 
