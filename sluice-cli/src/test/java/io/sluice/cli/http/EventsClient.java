@@ -89,6 +89,25 @@ final class EventsClient implements AutoCloseable {
     return await(type, message -> true);
   }
 
+  /** Every message received during {@code period}. */
+  List<JsonNode> during(Duration period) {
+    List<JsonNode> messages = new ArrayList<>();
+    long deadline = System.nanoTime() + period.toNanos();
+    try {
+      for (long left = period.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+        JsonNode next = received.poll(left, TimeUnit.NANOSECONDS);
+        if (next != null) {
+          seen.add(next);
+          messages.add(next);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted");
+    }
+    return messages;
+  }
+
   /** The reply of {@code type} to the request numbered {@code ref}. */
   JsonNode reply(String type, long ref) {
     return await(type, message -> message.path("ref").asLong(-1) == ref);

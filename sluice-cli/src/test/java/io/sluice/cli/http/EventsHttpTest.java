@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.api.HttpLimits;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -189,6 +190,49 @@ class EventsHttpTest {
         JsonNode again = events.reply("error", events.send(message("delete").put("id", doomed)));
         assertThat(again.get("status").asInt()).isEqualTo(404);
       }
+    }
+  }
+
+  @Test
+  void theBudgetsTabCarriesEachBudgetsLiveState() {
+    try (ServerFixture server = ServerFixture.start(tempDir)) {
+      assertThat(server.postJson("/budgets/partner-api", "{\"allocation\":10,\"strategy\":"
+          + "{\"type\":\"time_based\",\"duration_ms\":60000}}").status()).isEqualTo(201);
+      try (EventsClient events = EventsClient.connect(server.adminPort())) {
+        JsonNode first = events.reply("budgets", events.send(subscribe("budgets", 0, 10)));
+        assertThat(first.get("total").asLong()).isEqualTo(1);
+        JsonNode budget = first.get("budgets").get(0);
+        assertThat(budget.get("key").textValue()).isEqualTo("partner-api");
+        assertThat(budget.get("state").get("tokens").asLong()).isEqualTo(10);
+        assertThat(budget.get("state").get("capacity").asLong()).isEqualTo(10);
+        assertThat(budget.get("state").get("paused_until").isNull()).isTrue();
+
+        ObjectNode bound = job("partner", "call");
+        bound.putArray("budgets").addObject().put("key", "partner-api").put("cost", 1);
+        server.enqueue(bound);
+        JsonNode waiting = events.await("budgets", b -> b.get("budgets").get(0).get("state")
+            .get("waiting").get("jobs").asLong() == 1);
+        assertThat(waiting.get("budgets").get(0).get("state").get("waiting").get("cost")
+            .asLong()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void pausedListsAreNotRefreshedWhileCountsStillArrive() {
+    try (ServerFixture server = ServerFixture.start(tempDir);
+        EventsClient events = EventsClient.connect(server.adminPort())) {
+      events.reply("window", events.send(subscribe("ready", 0, 10)));
+      events.send(message("pause").put("paused", true));
+      String added = server.enqueueId("q");
+      events.await("status", s -> s.get("counts").get("ready").asLong() == 1);
+      List<JsonNode> meanwhile = events.during(Duration.ofMillis(2_500));
+      assertThat(meanwhile).noneMatch(m -> m.get("type").asText().equals("window"));
+
+      JsonNode resumed = events.reply("window",
+          events.send(message("pause").put("paused", false)));
+      assertThat(ids(resumed)).containsExactly(added);
+      assertThat(resumed.get("paused").booleanValue()).isFalse();
     }
   }
 
