@@ -22,6 +22,12 @@ final class EventsSession {
   static final long HEARTBEAT_MS = 2000;
   /** A job window is read again after this long even when its tab's count did not change. */
   static final long STALE_WINDOW_MS = 2000;
+  /**
+   * Tick refreshes of a window wait at least this many times as long as its last read took, so
+   * a window that is slow to read (see docs/events.md) costs a session at most a tenth of the
+   * time; the client's own requests are never held back.
+   */
+  static final int REFRESH_GAP_PER_READ_TIME = 10;
   /** A search with type terms is recounted at most this often (it walks the tab's jobs). */
   static final long RECOUNT_MS = 10_000;
   private static final Logger LOG = LoggerFactory.getLogger(EventsSession.class);
@@ -46,6 +52,7 @@ final class EventsSession {
   private long generation;
   private JobWindow.Anchor anchor;
   private long lastWindowAtMs;
+  private long lastReadMs;
 
   // The one read in progress, and what waits for it.
   private boolean reading;
@@ -211,7 +218,9 @@ final class EventsSession {
       return;
     }
     matchCount.refresh(tab, search, counts, tabChanged);
-    if (tabChanged || nowMs - lastWindowAtMs >= STALE_WINDOW_MS) {
+    long sinceLast = nowMs - lastWindowAtMs;
+    if ((tabChanged || sinceLast >= STALE_WINDOW_MS)
+        && sinceLast >= lastReadMs * REFRESH_GAP_PER_READ_TIME) {
       requestRead(null);
     }
   }
@@ -256,6 +265,7 @@ final class EventsSession {
     long total = counts.of(readTab.status());
     long nowMs = feed.nowMs();
     WindowReads windows = feed.windows();
+    long startedNanos = System.nanoTime();
     feed.vertx().executeBlocking(() -> {
       long at = readTarget;
       JobWindow.Anchor from = readAnchor;
@@ -274,6 +284,7 @@ final class EventsSession {
       return new Read(window, find, found);
     }, false).onComplete(result -> {
       reading = false;
+      lastReadMs = (System.nanoTime() - startedNanos) / 1_000_000;
       if (closed) {
         return;
       }
