@@ -37,6 +37,11 @@ final class TopCommand implements Callable<Integer> {
           + MAX_REFRESH_MS + " ms");
     }
     URI base = admin.baseUrl();
+    admin.sslContext(); // checks the TLS options before anything else
+    if (System.console() == null) {
+      throw new OperatorException("sluice top needs a terminal: run it with its input and output"
+          + " on a tty");
+    }
     JLINE_LOG.setLevel(Level.OFF);
     try {
       new TopApp(base.toString(), Main.PRODUCT_VERSION, refreshMs).run(admin.httpClient(), base);
