@@ -53,20 +53,14 @@ public record Line(List<Span> spans) {
   /** Builds a line span by span. */
   static final class Builder {
     private final List<Span> spans = new ArrayList<>();
-    private int length;
 
     Builder add(String text, Style style) {
       spans.add(new Span(text, style));
-      length += text.length();
       return this;
     }
 
     Builder add(String text) {
       return add(text, Style.PLAIN);
-    }
-
-    int length() {
-      return length;
     }
 
     Line build() {
