@@ -1,11 +1,13 @@
 package io.sluice.api;
 
+import io.sluice.api.events.EventsFeed;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.GuardedTransport;
 import io.sluice.api.http.HttpError;
 import io.sluice.api.http.InvalidRequests;
 import io.sluice.api.http.Router;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.JobStore;
 import io.sluice.engine.store.StorageMaintenance;
@@ -18,6 +20,7 @@ import io.vertx.core.http.HttpServerOptions;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -55,8 +58,8 @@ public final class ApiServer implements AutoCloseable {
     compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
     new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
         .register(primaryRoutes);
-    new BudgetRoutes(engine, loop.call((eng, nowMs) -> eng.budgetStates()), clock)
-        .register(primaryRoutes);
+    Map<String, BudgetState> budgetStates = loop.call((eng, nowMs) -> eng.budgetStates());
+    new BudgetRoutes(engine, budgetStates, clock).register(primaryRoutes);
     new CronRoutes(engine).register(primaryRoutes);
     new JobWaitRoutes(engine).register(primaryRoutes);
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
@@ -66,6 +69,8 @@ public final class ApiServer implements AutoCloseable {
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
     new MaintenanceRoutes(vertx, maintenance, maintenanceConfig.scratchDir(), compactor)
         .register(adminRoutes);
+    new EventsFeed(vertx, engine, queries, loop.call((eng, nowMs) -> eng.queueCounts()),
+        budgetStates, clock, ProductVersion.VERSION, API_VERSION).register(adminRoutes);
   }
 
   /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */

@@ -29,7 +29,7 @@ import java.util.Map;
  * (dispatch is not written to disk), and a {@code scheduled} record whose time has come reads as
  * {@code ready}. Results are weakly consistent with jobs changing meanwhile, never torn records.
  */
-final class JobQueries {
+public final class JobQueries {
   private static final Set<JobStatus> UNFINISHED =
       EnumSet.of(JobStatus.SCHEDULED, JobStatus.READY, JobStatus.IN_FLIGHT);
 
@@ -61,6 +61,30 @@ final class JobQueries {
       }
     }
     return new Page(found, false);
+  }
+
+  /**
+   * Matching jobs in id order strictly after {@code after} (before it when descending), with
+   * their live status and without payloads, for walks that pass over many jobs to reach a few
+   * (the events feed's windows); the caller reads the payloads of the ones it keeps. Close it.
+   */
+  public JobStore.JobScan matches(JobFilter filter, JobId after, boolean descending,
+      long nowMs) {
+    JobStore.JobScan scan = scan(filter, after, descending);
+    return JobScans.from(() -> {
+      while (scan.hasNext()) {
+        JobSnapshot job = matching(scan.next(), filter, null, false, nowMs);
+        if (job != null) {
+          return job;
+        }
+      }
+      return null;
+    }, scan::close);
+  }
+
+  /** The stored payload of a job, or null once it is gone. */
+  public byte[] payload(JobId id) {
+    return store.readPayload(id);
   }
 
   /** Ids of every matching job. */

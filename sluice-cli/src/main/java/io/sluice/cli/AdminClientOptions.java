@@ -122,7 +122,7 @@ final class AdminClientOptions {
   }
 
   /** The first message along the causes, else what the exception's kind says. */
-  private static String reason(Throwable failure) {
+  static String reason(Throwable failure) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause.getMessage() != null && !cause.getMessage().isBlank()) {
         return cause.getMessage();

@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.api.ProductVersion;
 import io.sluice.cli.tls.TlsCommand;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,10 +14,10 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     subcommands = {ServeCommand.class, TlsCommand.class, BackupCommand.class,
-        RestoreCommand.class, CompactCommand.class},
+        RestoreCommand.class, CompactCommand.class, TopCommand.class},
     description = "Sluice: a durable job-queue server.")
 public final class Main {
-  public static final String PRODUCT_VERSION = "0.1.0";
+  public static final String PRODUCT_VERSION = ProductVersion.VERSION;
   private static final Set<String> TOP_LEVEL_FLAGS = Set.of("-h", "--help", "-V", "--version");
 
   public static void main(String[] args) {

@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  *       {@code Upgrade: h2c}) and complete responses. A head must arrive within the header
  *       timeout of its first byte and a body must not pause longer than the body timeout.
  *   <li>HTTP/2 (prior knowledge or ALPN): passed through; idle means no open stream.
+ *   <li>An HTTP/1.1 connection that the server switched to another protocol (a WebSocket, once
+ *       its {@code 101} response is written): passed through without timeouts, because its
+ *       bytes are frames, not requests, and the protocol keeps itself alive.
  * </ul>
  *
  * <p>The idle timeout runs only while no request is in progress: from accept, or from the end of
@@ -56,7 +59,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   /** After an error answer, input is read and dropped this long so the client sees the answer. */
   private static final long LINGER_MS = 2000;
 
-  private enum Mode { UNDECIDED, HTTP1, HTTP2, CLOSING }
+  private enum Mode { UNDECIDED, HTTP1, HTTP2, UPGRADED, CLOSING }
 
   /** What the connection is waiting for, and so which timeout applies. */
   private enum Wait { NONE, IDLE, HEAD, BODY }
@@ -114,6 +117,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         context.fireChannelRead(buf);
         watchHttp2();
       }
+      case UPGRADED -> context.fireChannelRead(buf);
       case UNDECIDED -> decide(buf);
       default -> throw new IllegalStateException("mode " + mode);
     }
@@ -298,7 +302,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
   private Wait currentWait() {
     return switch (mode) {
-      case CLOSING -> Wait.NONE;
+      case CLOSING, UPGRADED -> Wait.NONE;
       case UNDECIDED -> prefaceMatched > 0 ? Wait.HEAD : Wait.IDLE;
       case HTTP2 -> http2 == null || http2.numActiveStreams() == 0 ? Wait.IDLE : Wait.NONE;
       case HTTP1 -> {
@@ -406,12 +410,21 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private final class ResponseWatch extends ChannelOutboundHandlerAdapter {
     @Override
     public void write(ChannelHandlerContext context, Object msg, ChannelPromise promise) {
+      boolean switching = false;
       if (msg instanceof HttpResponse response) {
         informational = response.status().code() < 200;
         responseStarted |= !informational;
+        switching = response.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code();
       }
       boolean completes = msg instanceof LastHttpContent && !informational;
       context.write(msg, promise);
+      if (switching && mode == Mode.HTTP1) {
+        // The client sends frames only once it has read this response, so every byte after
+        // it belongs to the new protocol.
+        mode = Mode.UPGRADED;
+        timer.cancel();
+        return;
+      }
       if (completes && (mode == Mode.HTTP1 || pending != null)) {
         responseComplete();
       }
