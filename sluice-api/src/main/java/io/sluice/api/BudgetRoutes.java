@@ -44,7 +44,9 @@ final class BudgetRoutes {
         .add(HttpMethod.POST, "/budgets/{key}", (ex, p) -> create(ex, p.get(0)))
         .add(HttpMethod.PUT, "/budgets/{key}", (ex, p) -> put(ex, p.get(0)))
         .add(HttpMethod.PATCH, "/budgets/{key}", (ex, p) -> patch(ex, p.get(0)))
-        .add(HttpMethod.DELETE, "/budgets/{key}", (ex, p) -> delete(ex, p.get(0)));
+        .add(HttpMethod.DELETE, "/budgets/{key}", (ex, p) -> delete(ex, p.get(0)))
+        .add(HttpMethod.POST, "/budgets/{key}/pause", (ex, p) -> pause(ex, p.get(0)))
+        .add(HttpMethod.POST, "/budgets/{key}/resume", (ex, p) -> resume(ex, p.get(0)));
   }
 
   private void list(Exchange ex) {
@@ -104,6 +106,34 @@ final class BudgetRoutes {
     }
     throw new SluiceException.InvalidRequest(
         "invalid query parameters: state must be \"true\" or \"false\"");
+  }
+
+  /** X6: pauses the budget; answers it with its state. */
+  private void pause(Exchange ex, String key) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      BudgetWire.PauseRequest pause =
+          BudgetWire.pauseRequest(new Fields(ex.requestFormat(), ""), body);
+      ex.respond(engine.call((eng, nowMs) ->
+          eng.budgetAdmin().pause(key, pause.forMs(), pause.untilMs(), nowMs)),
+          budget -> sendWithState(ex, key));
+    });
+  }
+
+  /** X6: ends the budget's pause; answers it with its state. */
+  private void resume(Exchange ex, String key) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin().resume(key, nowMs)),
+        budget -> sendWithState(ex, key));
+  }
+
+  /** The budget with the state the engine published by the end of the change's turn. */
+  private void sendWithState(Exchange ex, String key) {
+    BudgetState state = states.get(key);
+    long asOfMs = clock.millis();
+    ex.send(200, gen -> BudgetWire.writeBudget(gen, state, asOfMs));
   }
 
   private void create(Exchange ex, String key) {

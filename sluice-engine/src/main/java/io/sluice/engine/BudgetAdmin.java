@@ -85,6 +85,30 @@ public final class BudgetAdmin {
     return stored(budget);
   }
 
+  /**
+   * {@code POST /budgets/{key}/pause} (X6): for {@code forMs} from now, or until {@code untilMs}
+   * (exactly one is given); a pause never shortens one already running. The pause is stored with
+   * the budget, so it outlasts a restart.
+   */
+  public BudgetView pause(String key, Long forMs, Long untilMs, long nowMs) {
+    Budget budget = existing(key);
+    long until = forMs != null ? saturatingAdd(nowMs, forMs) : untilMs;
+    book.pause(budget, until, nowMs);
+    return stored(budget);
+  }
+
+  /** {@code POST /budgets/{key}/resume} (X6): ends the pause at once. */
+  public BudgetView resume(String key, long nowMs) {
+    Budget budget = existing(key);
+    book.resume(budget, nowMs);
+    return stored(budget);
+  }
+
+  private static long saturatingAdd(long a, long b) {
+    long sum = a + b;
+    return sum < a ? Long.MAX_VALUE : sum;
+  }
+
   public void delete(String key) {
     Budget budget = existing(key);
     crons.checkBudgetUnreferenced(key);

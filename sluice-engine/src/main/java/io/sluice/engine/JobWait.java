@@ -39,7 +39,9 @@ public record JobWait(JobSnapshot job, long asOfMs, WaitingFor waitingFor,
     /** while_in_flight, the job heads the budget, and the slots are taken. */
     CONCURRENCY,
     /** while_in_flight after a shrink: finishing jobs pay the debt before any slot frees. */
-    DEBT;
+    DEBT,
+    /** The budget is paused (X6). */
+    PAUSED;
 
     public String wireName() {
       return name().toLowerCase(Locale.ROOT);

@@ -69,6 +69,8 @@ final class WaitReasons {
     JobWait.Reason reason;
     if (!headsAny) {
       reason = JobWait.Reason.QUEUE;
+    } else if (bucket.pausedAt(nowMs)) {
+      reason = JobWait.Reason.PAUSED;
     } else if (bucket.nextAvailable(cost, nowMs).kind() == Availability.Kind.NOW) {
       reason = null;
     } else if (budget.policy().type() == StrategyType.TIME_BASED) {
@@ -82,6 +84,11 @@ final class WaitReasons {
       // budget, the job needs only its own.
       long needed = reason == JobWait.Reason.QUEUE ? ahead.cost() + cost : cost;
       availableAt = bucket.accrualAt(needed, nowMs);
+      Availability own = bucket.nextAvailable(cost, nowMs);
+      if (availableAt == null && own.kind() == Availability.Kind.AT) {
+        // A paused while_in_flight budget with a free slot: the end of the pause.
+        availableAt = own.atMs();
+      }
     }
     return new JobWait.BudgetWait(budget.key(), cost, reason != null, reason,
         bucket.tokensAt(nowMs), ahead.jobs(), ahead.cost(), availableAt);

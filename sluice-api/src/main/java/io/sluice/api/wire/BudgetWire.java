@@ -40,6 +40,21 @@ public final class BudgetWire {
     return new PolicySpec(allocation, type, durationMs, burst);
   }
 
+  /** A pause body (X6): exactly one of {@code for_ms} and {@code until}. */
+  public record PauseRequest(Long forMs, Long untilMs) {}
+
+  public static PauseRequest pauseRequest(Fields fields, JsonNode node) {
+    fields.object(node, "the pause");
+    boolean hasFor = !Fields.absent(node, "for_ms");
+    boolean hasUntil = !Fields.absent(node, "until");
+    if (hasFor == hasUntil) {
+      throw fields.error("a pause takes exactly one of for_ms and until");
+    }
+    return hasFor
+        ? new PauseRequest(fields.u64(node, "for_ms"), null)
+        : new PauseRequest(null, fields.u64(node, "until"));
+  }
+
   /** A PATCH body; nulls other than {@code strategy.burst} are refused with 422. */
   public static PolicyPatch policyPatch(Fields fields, JsonNode node) {
     fields.object(node, "the budget patch");
@@ -114,7 +129,7 @@ public final class BudgetWire {
     writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
     writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
     writeNullableNumber(gen, "full_at", state.fullAtMs(asOfMs));
-    gen.writeNullField("paused_until");
+    writeNullableNumber(gen, "paused_until", state.pausedUntilMs(asOfMs));
     gen.writeNumberField("dispatched", state.dispatched());
     gen.writeEndObject();
     gen.writeEndObject();

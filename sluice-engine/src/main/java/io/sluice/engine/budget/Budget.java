@@ -69,7 +69,9 @@ public final class Budget {
   }
 
   public BudgetView view() {
-    return new BudgetView(key, policy, createdAtMs, updatedAtMs);
+    long pausedUntil = bucket.pausedUntilMs();
+    return new BudgetView(key, policy, createdAtMs, updatedAtMs,
+        pausedUntil == TokenBucket.NOT_PAUSED ? null : pausedUntil);
   }
 
   void replace(BudgetPolicy newPolicy, long nowMs) {

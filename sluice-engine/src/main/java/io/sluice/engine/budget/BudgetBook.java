@@ -100,6 +100,9 @@ public final class BudgetBook {
   public Budget restore(BudgetView stored, long nowMs) {
     Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
         stored.updatedAtMs(), nowMs);
+    if (stored.pausedUntilMs() != null) {
+      budget.bucket().pause(stored.pausedUntilMs(), nowMs);
+    }
     budgets.put(stored.key(), budget);
     publisher.changed(budget);
     return budget;
@@ -109,6 +112,25 @@ public final class BudgetBook {
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
     replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     budget.replace(policy, nowMs);
+    publisher.changed(budget);
+    wake(budget, nowMs);
+  }
+
+  /**
+   * Pauses the budget until {@code untilMs}, or longer if it already is (X6): nothing bound to it
+   * is dispatched and its drip stops; its heads are looked at again, to wait for the end.
+   */
+  public void pause(Budget budget, long untilMs, long nowMs) {
+    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    budget.bucket().pause(untilMs, nowMs);
+    publisher.changed(budget);
+    wake(budget, nowMs);
+  }
+
+  /** Ends the budget's pause at once. */
+  public void resume(Budget budget, long nowMs) {
+    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    budget.bucket().resume(nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
   }

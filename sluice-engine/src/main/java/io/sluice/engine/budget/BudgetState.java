@@ -64,6 +64,11 @@ public final class BudgetState {
     return dispatched;
   }
 
+  /** When the budget's pause ends, while it lasts at {@code nowMs}; else null (X6). */
+  public Long pausedUntilMs(long nowMs) {
+    return bucket.pausedAt(nowMs) ? bucket.pausedUntilMs() : null;
+  }
+
   /** time_based and not full: when the next whole token arrives; else null. */
   public Long nextTokenAtMs(long nowMs) {
     return arrivalOf(tokensAt(nowMs) + 1, nowMs);

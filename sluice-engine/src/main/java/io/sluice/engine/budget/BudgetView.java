@@ -1,4 +1,15 @@
 package io.sluice.engine.budget;
 
-/** An immutable copy of a budget's stored fields, for responses and storage. */
-public record BudgetView(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs) {}
+/**
+ * An immutable copy of a budget's stored fields, for responses and storage. {@code pausedUntilMs}
+ * is the end of its last pause (X6; it may have passed), or null when it was never paused or was
+ * resumed.
+ */
+public record BudgetView(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs,
+    Long pausedUntilMs) {
+
+  /** A budget that is not paused. */
+  public BudgetView(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs) {
+    this(key, policy, createdAtMs, updatedAtMs, null);
+  }
+}

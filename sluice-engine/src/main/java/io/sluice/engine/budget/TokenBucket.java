@@ -21,6 +21,11 @@ public final class TokenBucket {
   private long debt;
   /** L: time of the last refill. */
   private long lastRefillMs;
+  /** Until when the bucket is paused (X6): nothing accrues and nothing is paid before it. */
+  private long pausedUntilMs = NOT_PAUSED;
+
+  /** {@link #pausedUntilMs} of a bucket that is not paused. */
+  public static final long NOT_PAUSED = Long.MIN_VALUE;
 
   public TokenBucket(BudgetPolicy policy, long nowMs) {
     this.policy = policy;
@@ -44,6 +49,33 @@ public final class TokenBucket {
     accrued = other.accrued;
     debt = other.debt;
     lastRefillMs = other.lastRefillMs;
+    pausedUntilMs = other.pausedUntilMs;
+  }
+
+  /**
+   * Pauses the bucket until {@code untilMs} (X6), or longer if it already is: a pause never
+   * shortens another. The drip settles up to now first and accrues nothing while paused, so the
+   * bucket resumes with the tokens it had.
+   */
+  public void pause(long untilMs, long nowMs) {
+    refill(nowMs);
+    pausedUntilMs = Math.max(pausedUntilMs, untilMs);
+  }
+
+  /** Ends a pause at once; the drip resumes from now. */
+  public void resume(long nowMs) {
+    refill(nowMs);
+    pausedUntilMs = NOT_PAUSED;
+  }
+
+  /** True while a pause lasts at {@code nowMs}. */
+  public boolean pausedAt(long nowMs) {
+    return nowMs < pausedUntilMs;
+  }
+
+  /** The end of the latest pause (it may have passed), or {@link #NOT_PAUSED}. */
+  public long pausedUntilMs() {
+    return pausedUntilMs;
   }
 
   /**
@@ -93,7 +125,9 @@ public final class TokenBucket {
     if (tokens >= capacity) {
       return new long[] {capacity, 0};
     }
-    long elapsed = Math.max(0, nowMs - lastRefillMs);
+    // A pause stops the drip: only the time since the later of the last refill and the end of
+    // the pause counts.
+    long elapsed = Math.max(0, nowMs - Math.max(lastRefillMs, pausedUntilMs));
     long duration = policy.durationMs();
     long allocation = policy.allocation();
     long missing = capacity - tokens;
@@ -121,7 +155,7 @@ public final class TokenBucket {
   /** Takes {@code cost} tokens if they are all there; otherwise changes nothing. */
   public boolean tryAcquire(long cost, long nowMs) {
     refill(nowMs);
-    if (tokens < cost) {
+    if (tokens < cost || pausedAt(nowMs)) {
       return false;
     }
     tokens -= cost;
@@ -139,6 +173,12 @@ public final class TokenBucket {
   public Availability nextAvailable(long cost, long nowMs) {
     if (cost > capacity) {
       return Availability.NEVER;
+    }
+    if (pausedAt(nowMs)) {
+      Availability afterPause = nextAvailable(cost, pausedUntilMs);
+      return afterPause.kind() == Availability.Kind.NOW
+          ? Availability.at(pausedUntilMs)
+          : afterPause;
     }
     long[] projected = policy.type() == StrategyType.TIME_BASED
         ? project(nowMs)
@@ -168,6 +208,10 @@ public final class TokenBucket {
   public Long accrualAt(long total, long nowMs) {
     if (policy.type() != StrategyType.TIME_BASED) {
       return null;
+    }
+    if (pausedAt(nowMs)) {
+      Long afterPause = accrualAt(total, pausedUntilMs);
+      return afterPause == null ? pausedUntilMs : afterPause;
     }
     long[] projected = project(nowMs);
     if (projected[0] >= total) {

@@ -734,6 +734,16 @@ public abstract class JobStoreContract {
     }
 
     @Test
+    void keepsTheEndOfABudgetsPause() {
+      BudgetView paused = new BudgetView("paused",
+          new BudgetPolicy(2, StrategyType.WHILE_IN_FLIGHT, 0, null), T0, T0, T0 + 30_000);
+      commit(new Mutation.PutBudget(paused));
+
+      restart();
+      assertThat(budgets()).containsExactly(paused);
+    }
+
+    @Test
     void keepsOnlyTheLatestPolicyOfABudget() {
       commit(new Mutation.PutBudget(budget("img", 6)));
       commit(new Mutation.PutBudget(budget("img", 12)));

@@ -23,7 +23,9 @@ final class RecordCodec {
   /** Version 2 added budget bindings; version 1 records (no bindings) are still read. */
   private static final int JOB_FORMAT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
-  private static final int BUDGET_FORMAT = 1;
+  /** Version 2 added the end of the budget's pause (X6); version 1 records are still read. */
+  private static final int BUDGET_FORMAT = 2;
+  private static final int BUDGET_FORMAT_UNPAUSED = 1;
   private static final int ERROR_FORMAT = 1;
   private static final int HAS_RETRY_LIMIT = 1;
   private static final int HAS_BACKOFF = 2;
@@ -138,13 +140,15 @@ final class RecordCodec {
         .writeLong(policy.burst() == null ? 0 : policy.burst())
         .writeLong(budget.createdAtMs())
         .writeLong(budget.updatedAtMs())
+        .writeByte(budget.pausedUntilMs() == null ? 0 : 1)
+        .writeLong(budget.pausedUntilMs() == null ? 0 : budget.pausedUntilMs())
         .toByteArray();
   }
 
   static BudgetView decodeBudget(String key, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != BUDGET_FORMAT) {
+    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_UNPAUSED) {
       throw new IllegalStateException("unknown budget record format " + format + " for " + key);
     }
     long allocation = in.readLong();
@@ -153,7 +157,15 @@ final class RecordCodec {
     boolean hasBurst = in.readByte() == 1;
     long burst = in.readLong();
     BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null);
-    return new BudgetView(key, policy, in.readLong(), in.readLong());
+    long createdAtMs = in.readLong();
+    long updatedAtMs = in.readLong();
+    Long pausedUntilMs = null;
+    if (format == BUDGET_FORMAT) {
+      boolean paused = in.readByte() == 1;
+      long until = in.readLong();
+      pausedUntilMs = paused ? until : null;
+    }
+    return new BudgetView(key, policy, createdAtMs, updatedAtMs, pausedUntilMs);
   }
 
   static byte[] encodeError(ErrorRecord error) {

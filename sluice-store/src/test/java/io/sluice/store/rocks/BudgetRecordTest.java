@@ -1,0 +1,41 @@
+package io.sluice.store.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetView;
+import io.sluice.engine.budget.StrategyType;
+import org.junit.jupiter.api.Test;
+
+/** Budget records across the format change that added the end of a pause. */
+class BudgetRecordTest {
+  private static final BudgetPolicy POLICY =
+      new BudgetPolicy(10, StrategyType.TIME_BASED, 60_000, 20L);
+
+  @Test
+  void aRecordWrittenBeforePausesExistedReadsAsNotPaused() {
+    byte[] firstFormat = new RecordWriter()
+        .writeByte(1)
+        .writeLong(10)
+        .writeByte(StrategyType.TIME_BASED.ordinal())
+        .writeLong(60_000)
+        .writeByte(1)
+        .writeLong(20)
+        .writeLong(1_000)
+        .writeLong(2_000)
+        .toByteArray();
+
+    assertThat(RecordCodec.decodeBudget("old", firstFormat))
+        .isEqualTo(new BudgetView("old", POLICY, 1_000, 2_000));
+  }
+
+  @Test
+  void pausedAndUnpausedBudgetsRoundTrip() {
+    BudgetView paused = new BudgetView("p", POLICY, 1_000, 2_000, 90_000L);
+    BudgetView unpaused = new BudgetView("u", POLICY, 1_000, 2_000);
+
+    assertThat(RecordCodec.decodeBudget("p", RecordCodec.encodeBudget(paused))).isEqualTo(paused);
+    assertThat(RecordCodec.decodeBudget("u", RecordCodec.encodeBudget(unpaused)))
+        .isEqualTo(unpaused);
+  }
+}
