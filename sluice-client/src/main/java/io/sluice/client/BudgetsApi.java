@@ -6,7 +6,10 @@ import io.sluice.client.model.Budget;
 import io.sluice.client.model.BudgetPatch;
 import io.sluice.client.model.BudgetPolicy;
 import io.sluice.client.model.BudgetWithState;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /** Budget policies (BUDGETS.md §8.1–8.6). */
 public final class BudgetsApi {
@@ -28,6 +31,26 @@ public final class BudgetsApi {
   /** The budget with its live state (Sluice X1): tokens, in flight, waiting, next token. */
   public BudgetWithState state(String key) {
     return transport.call("GET", path(key) + "?state=true", null, BudgetWithState.class);
+  }
+
+  /**
+   * Pauses the budget for {@code duration} (Sluice X6): nothing bound to it is dispatched and its
+   * drip stops; a pause never shortens one already running.
+   */
+  public BudgetWithState pause(String key, Duration duration) {
+    return transport.call("POST", path(key) + "/pause",
+        Map.of("for_ms", duration.toMillis()), BudgetWithState.class);
+  }
+
+  /** Pauses the budget until {@code until} (Sluice X6). */
+  public BudgetWithState pauseUntil(String key, Instant until) {
+    return transport.call("POST", path(key) + "/pause",
+        Map.of("until", until.toEpochMilli()), BudgetWithState.class);
+  }
+
+  /** Ends the budget's pause at once (Sluice X6). */
+  public BudgetWithState resume(String key) {
+    return transport.call("POST", path(key) + "/resume", null, BudgetWithState.class);
   }
 
   /**

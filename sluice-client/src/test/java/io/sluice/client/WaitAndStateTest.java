@@ -12,6 +12,7 @@ import io.sluice.client.model.Job;
 import io.sluice.client.model.JobWait;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,6 +71,23 @@ class WaitAndStateTest {
       assertThat(part.availableAt()).isEqualTo(behind.asOf().plus(Duration.ofHours(1)));
     });
     assertThat(behind.estimatedDispatchAt()).isEqualTo(behind.asOf().plus(Duration.ofHours(1)));
+  }
+
+  @Test
+  void pausingAndResumingABudget() {
+    String budget = TestServer.uniqueName("paused");
+    client.budgets().put(budget, BudgetPolicy.concurrency(1));
+
+    BudgetWithState paused = client.budgets().pause(budget, Duration.ofMinutes(5));
+    // The pause starts in the engine's turn, the state is read just after it.
+    Instant fiveMinutesOn = paused.state().asOf().plus(Duration.ofMinutes(5));
+    assertThat(paused.state().pausedUntil())
+        .isBetween(fiveMinutesOn.minusSeconds(5), fiveMinutesOn);
+    BudgetWithState longer =
+        client.budgets().pauseUntil(budget, paused.state().pausedUntil().plusSeconds(60));
+    assertThat(longer.state().pausedUntil())
+        .isEqualTo(paused.state().pausedUntil().plusSeconds(60));
+    assertThat(client.budgets().resume(budget).state().pausedUntil()).isNull();
   }
 
   @Test
