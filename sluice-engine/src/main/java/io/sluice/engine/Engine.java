@@ -89,6 +89,11 @@ public final class Engine {
     this.observer.set(observer);
   }
 
+  /** The observer slot, for the loop to report its commits through. */
+  EngineObserver observer() {
+    return observer;
+  }
+
   public EngineConfig config() {
     return config;
   }

@@ -278,7 +278,9 @@ public final class EngineLoop implements AutoCloseable {
       return null;
     }
     try {
+      long startedNanos = System.nanoTime();
       store.commit(new CommitBatch(mutations, sync));
+      engine.observer().committed(sync, System.nanoTime() - startedNanos);
       return null;
     } catch (RuntimeException e) {
       LOG.error("commit of {} mutations failed", mutations.size(), e);

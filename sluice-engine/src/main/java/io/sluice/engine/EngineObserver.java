@@ -1,9 +1,10 @@
 package io.sluice.engine;
 
 /**
- * Told what the engine does to jobs, for metrics and live feeds. Called on the engine thread, so
- * an implementation must be quick and must not block (count, or hand off). Effects are reported
- * when they happen in memory: a turn whose commit then fails was still counted.
+ * Told what the engine does to jobs, for metrics and live feeds. Called on the engine thread
+ * (and {@link #committed} on the commit thread too), so an implementation must be quick and must
+ * not block (count, or hand off). Effects are reported when they happen in memory: a turn whose
+ * commit then fails was still counted.
  */
 public interface EngineObserver {
   EngineObserver NONE = new EngineObserver() {};
@@ -19,4 +20,10 @@ public interface EngineObserver {
 
   /** A worker reported failure; {@code dead} when the job will not be retried. */
   default void failed(String queue, long ranMs, boolean dead) {}
+
+  /**
+   * A store commit succeeded after {@code nanos}; {@code synced} when it was fsynced. Called on
+   * whichever thread wrote it: the engine thread (buffered) or the commit thread.
+   */
+  default void committed(boolean synced, long nanos) {}
 }

@@ -30,4 +30,9 @@ final class ObserverSlot implements EngineObserver {
   public void failed(String queue, long ranMs, boolean dead) {
     target.failed(queue, ranMs, dead);
   }
+
+  @Override
+  public void committed(boolean synced, long nanos) {
+    target.committed(synced, nanos);
+  }
 }

@@ -34,6 +34,8 @@ public final class Budget {
   private long inFlightCost;
   /** Dispatches charged to this budget since the server started (X1). */
   private long dispatchedTotal;
+  /** Times since the server started that this budget was found unable to pay for a head (X7). */
+  private long throttledTotal;
   /**
    * Heads (of this or another budget) last found unable to pay because of this budget; a release,
    * refill or policy change here looks at them again. Entries may be stale: they are checked.
@@ -202,6 +204,14 @@ public final class Budget {
 
   public long dispatchedTotal() {
     return dispatchedTotal;
+  }
+
+  void throttled() {
+    throttledTotal++;
+  }
+
+  public long throttledTotal() {
+    return throttledTotal;
   }
 
   public long inFlightCost() {

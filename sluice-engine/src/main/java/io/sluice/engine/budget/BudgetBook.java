@@ -401,6 +401,8 @@ public final class BudgetBook {
       Availability own = budget.bucket().nextAvailable(binding.cost(), nowMs);
       if (own.kind() != Availability.Kind.NOW) {
         budget.blocks(job);
+        budget.throttled();
+        publisher.changed(budget);
       }
       availability = availability.and(own);
     }

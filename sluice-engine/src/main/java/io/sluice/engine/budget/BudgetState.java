@@ -14,6 +14,7 @@ public final class BudgetState {
   private final int waitingJobs;
   private final long waitingCost;
   private final long dispatched;
+  private final long throttled;
 
   BudgetState(Budget budget) {
     this.view = budget.view();
@@ -23,6 +24,7 @@ public final class BudgetState {
     this.waitingJobs = budget.parkedCount();
     this.waitingCost = budget.parkedCost();
     this.dispatched = budget.dispatchedTotal();
+    this.throttled = budget.throttledTotal();
   }
 
   public BudgetView view() {
@@ -67,6 +69,15 @@ public final class BudgetState {
   /** When the budget's pause ends, while it lasts at {@code nowMs}; else null (X6). */
   public Long pausedUntilMs(long nowMs) {
     return bucket.pausedAt(nowMs) ? bucket.pausedUntilMs() : null;
+  }
+
+  /**
+   * Times since the server started that this budget was found unable to pay for a head of its
+   * waiting queues (or for a job heading another budget it is bound to): each look that found
+   * the job held back by this budget counts once.
+   */
+  public long throttled() {
+    return throttled;
   }
 
   /** time_based and not full: when the next whole token arrives; else null. */
