@@ -30,6 +30,7 @@ public final class Exchange {
 
   private final HttpServerRequest request;
   private final HttpLimits limits;
+  private String route;
 
   public Exchange(HttpServerRequest request, HttpLimits limits) {
     this.request = request;
@@ -38,6 +39,18 @@ public final class Exchange {
 
   public HttpServerRequest request() {
     return request;
+  }
+
+  /**
+   * The pattern of the route that took this request, such as {@code /jobs/{id}}; null when no
+   * route matched its path.
+   */
+  public String route() {
+    return route;
+  }
+
+  void routedTo(String pattern) {
+    route = pattern;
   }
 
   /** The negotiated response format; throws a 406 when the client accepts neither. */

@@ -9,6 +9,8 @@ import java.util.List;
  * literal routes such as {@code /jobs/bulk} are added before {@code /jobs/{id}}. A path that some
  * route matches under another method is a 405; no match at all is a 404. A segment that cannot be
  * decoded, in a path that some route matches, is a 400 naming the route's parameter there.
+ * Before answering, the router tells the exchange which route's pattern took the request
+ * ({@link Exchange#route}), so metrics can name the route rather than the path.
  */
 public final class Router {
   /** Handles one request; {@code params} are the values of the route's {@code {…}} segments. */
@@ -17,7 +19,7 @@ public final class Router {
     void handle(Exchange exchange, List<String> params);
   }
 
-  private record Route(HttpMethod method, String[] pattern, Handler handler) {
+  private record Route(HttpMethod method, String path, String[] pattern, Handler handler) {
     List<String> match(List<String> segments) {
       if (segments.size() != pattern.length) {
         return null;
@@ -37,7 +39,7 @@ public final class Router {
   private final List<Route> routes = new ArrayList<>();
 
   public Router add(HttpMethod method, String path, Handler handler) {
-    routes.add(new Route(method, path.substring(1).split("/"), handler));
+    routes.add(new Route(method, path, path.substring(1).split("/"), handler));
     return this;
   }
 
@@ -60,6 +62,9 @@ public final class Router {
         owner = route;
       }
     }
+    if (owner != null) {
+      exchange.routedTo(owner.path());
+    }
     if (owner != null && path.malformed() >= 0) {
       String param = owner.pattern()[path.malformed()];
       exchange.fail(new HttpError(400, "invalid path: " + path.problem() + " in `"
@@ -70,6 +75,7 @@ public final class Router {
       List<String> params = route.match(segments);
       if (params != null && params.size() == fewestParams
           && route.method().equals(exchange.request().method())) {
+        exchange.routedTo(route.path());
         try {
           route.handler().handle(exchange, params);
         } catch (RuntimeException e) {
