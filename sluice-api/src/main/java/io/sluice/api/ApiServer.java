@@ -6,6 +6,8 @@ import io.sluice.api.http.GuardedTransport;
 import io.sluice.api.http.HttpError;
 import io.sluice.api.http.InvalidRequests;
 import io.sluice.api.http.Router;
+import io.sluice.api.metrics.HttpRequestMetrics;
+import io.sluice.api.metrics.ServerMetrics;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.job.JobIdGenerator;
@@ -41,14 +43,25 @@ public final class ApiServer implements AutoCloseable {
   private final Router adminRoutes = new Router();
   private final Set<TakeStream> streams = ConcurrentHashMap.newKeySet();
   private final Compactor compactor;
+  private final HttpRequestMetrics requestMetrics;
   private final List<HttpServer> servers = new ArrayList<>();
   private HttpServer primary;
   private HttpServer admin;
 
-  /** {@code jobIds} is shared with the engine (cron fires), so ids sort in creation order. */
+  /** A server whose {@code /metrics} shows only the JVM, HTTP requests and workers. */
   public ApiServer(ApiConfig config, EngineLoop loop, JobStore store,
       StorageMaintenance maintenance, MaintenanceConfig maintenanceConfig, InstantSource clock,
       JobIdGenerator jobIds) {
+    this(config, loop, store, maintenance, maintenanceConfig, clock, jobIds, new ServerMetrics());
+  }
+
+  /**
+   * {@code jobIds} is shared with the engine (cron fires), so ids sort in creation order;
+   * {@code metrics} is served on the admin listener, with this server's requests and streams.
+   */
+  public ApiServer(ApiConfig config, EngineLoop loop, JobStore store,
+      StorageMaintenance maintenance, MaintenanceConfig maintenanceConfig, InstantSource clock,
+      JobIdGenerator jobIds, ServerMetrics metrics) {
     this.config = config;
     this.vertx = Vertx.builder()
         .with(new VertxOptions().setEventLoopPoolSize(config.eventLoops()))
@@ -67,6 +80,9 @@ public final class ApiServer implements AutoCloseable {
     new BindingRoutes(engine, selection).register(primaryRoutes);
     new QueryRoutes(vertx, queries, selection, engine, clock, compactor).register(primaryRoutes);
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
+    metrics.watchWorkers(streams::size);
+    metrics.serve(vertx, adminRoutes);
+    requestMetrics = metrics.http();
     new MaintenanceRoutes(vertx, maintenance, maintenanceConfig.scratchDir(), compactor)
         .register(adminRoutes);
     new EventsFeed(vertx, engine, queries, loop.call((eng, nowMs) -> eng.queueCounts()),
@@ -96,7 +112,11 @@ public final class ApiServer implements AutoCloseable {
       TlsListener.configure(options, tls);
     }
     Future<HttpServer> bound = vertx.createHttpServer(options)
-        .requestHandler(request -> router.route(new Exchange(request, config.limits())))
+        .requestHandler(request -> {
+          Exchange exchange = new Exchange(request, config.limits());
+          requestMetrics.count(exchange);
+          router.route(exchange);
+        })
         .invalidRequestHandler(InvalidRequests::answer)
         .exceptionHandler(HttpError::logConnectionFailure)
         .listen();

@@ -3,6 +3,7 @@ package io.sluice.cli;
 import io.sluice.api.ApiConfig;
 import io.sluice.api.ApiServer;
 import io.sluice.api.MaintenanceConfig;
+import io.sluice.api.metrics.ServerMetrics;
 import io.sluice.api.wire.JqBatchExpressions;
 import io.sluice.engine.Engine;
 import io.sluice.engine.RecoveryReport;
@@ -59,12 +60,18 @@ public final class SluiceServer implements AutoCloseable {
           recovered.jobs(), millisSince(openStartedNanos),
           storeOpenedMs + recovered.budgetsAndCronsMs(),
           recovered.jobsMs());
+      // Wired before the loop starts (the engine is still this thread's), so no cron fire of
+      // the first turn goes uncounted.
+      ServerMetrics metrics = new ServerMetrics();
+      engine.observe(metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock));
+      metrics.watchStorage(store::storedBytes);
       loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
       loop.start();
       // Backup checkpoints go beside the data directory, on its file system, to be hard links.
       MaintenanceConfig maintenance = new MaintenanceConfig(
           storeConfig.dataDir().toAbsolutePath().getParent(), storeConfig.autoCompactThreshold());
-      ApiServer api = new ApiServer(apiConfig, loop, store, store, maintenance, clock, jobIds);
+      ApiServer api = new ApiServer(apiConfig, loop, store, store, maintenance, clock, jobIds,
+          metrics);
       try {
         api.start();
       } catch (RuntimeException e) {

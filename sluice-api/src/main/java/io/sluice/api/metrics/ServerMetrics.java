@@ -1,0 +1,80 @@
+package io.sluice.api.metrics;
+
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import io.sluice.api.http.Router;
+import io.sluice.engine.EngineObserver;
+import io.sluice.engine.QueueCounts;
+import io.sluice.engine.budget.BudgetState;
+import io.vertx.core.Vertx;
+import java.time.InstantSource;
+import java.util.Map;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * The server's Prometheus registry (X7): the JVM's standard metrics and HTTP requests from the
+ * start, then whatever the server wires in: the engine's published figures and events, storage
+ * size, connected workers. Gauges are read at scrape time from state other threads publish, so a
+ * scrape never sends the engine a command and never waits for it.
+ */
+public final class ServerMetrics {
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final HttpRequestMetrics http;
+
+  public ServerMetrics() {
+    JvmMetrics.builder().register(registry);
+    http = new HttpRequestMetrics(registry);
+  }
+
+  /**
+   * Exposes jobs per queue and status and every budget's state, read at each scrape from the
+   * maps the engine publishes; returns the observer the engine must be given for the per-queue
+   * counters and histograms and the commit times.
+   */
+  public EngineObserver watchEngine(Map<String, QueueCounts> queueCounts,
+      Map<String, BudgetState> budgetStates, InstantSource clock) {
+    GaugeWithCallback.builder()
+        .name("sluice_jobs")
+        .help("Jobs per queue and status")
+        .labelNames("queue", "status")
+        .callback(gauge -> queueCounts.forEach((queue, counts) -> {
+          gauge.call(counts.scheduled(), queue, "scheduled");
+          gauge.call(counts.ready(), queue, "ready");
+          gauge.call(counts.inFlight(), queue, "in_flight");
+        }))
+        .register(registry);
+    registry.register(new BudgetCollector(budgetStates, clock));
+    return new JobEventMetrics(registry);
+  }
+
+  /** Exposes the bytes the store's data takes ({@code sluice_storage_bytes}). */
+  public void watchStorage(LongSupplier storedBytes) {
+    GaugeWithCallback.builder()
+        .name("sluice_storage_bytes")
+        .help("Bytes the stored data takes: live table files and unflushed write buffers")
+        .unit(Unit.BYTES)
+        .callback(gauge -> gauge.call(storedBytes.getAsLong()))
+        .register(registry);
+  }
+
+  /** Exposes how many take streams are open ({@code sluice_workers_connected}). */
+  public void watchWorkers(IntSupplier openStreams) {
+    GaugeWithCallback.builder()
+        .name("sluice_workers_connected")
+        .help("Open take streams")
+        .callback(gauge -> gauge.call(openStreams.getAsInt()))
+        .register(registry);
+  }
+
+  public HttpRequestMetrics http() {
+    return http;
+  }
+
+  /** Adds {@code GET /metrics}, scraped on Vert.x worker threads. */
+  public void serve(Vertx vertx, Router router) {
+    new MetricsEndpoint(vertx, registry).register(router);
+  }
+}
