@@ -15,7 +15,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. The budget
  * workloads (budget-overhead, budget-parked, budget-many, budget-pacing) measure what budgets cost
  * and how precisely they meter. The query workload measures the read path (GET /jobs page latency
- * with a million jobs stored, and what a jq-filtered count scan costs a concurrent drain). Each
+ * with a million jobs stored, and what a jq-filtered count scan costs a concurrent drain). The
+ * metrics workload measures GET /metrics with thousands of budgets and queues, and what scraping
+ * costs a drain. Each
  * run uses a freshly started server unless --url points at
  * one, and the median over runs is reported because single runs on a shared 2-core machine are
  * noisy.
@@ -178,6 +180,7 @@ public final class BenchMain {
           case "budget-many" -> new BudgetManyWorkload(env).run();
           case "budget-pacing" -> new BudgetPacingWorkload(env).run();
           case BenchOptions.QUERY_WORKLOAD -> new QueryWorkload(env).run();
+          case BenchOptions.METRICS_WORKLOAD -> new MetricsWorkload(env).run(run);
           default -> throw new IllegalStateException(opt.workload());
         });
         ok &= Boolean.TRUE.equals(r.get("ok"));
@@ -291,6 +294,7 @@ public final class BenchMain {
           m.get("mutex_handover_p50_ms"), m.get("mutex_handover_p99_ms"), m.get("mutex_handover_max_ms"),
           m.get("base_handover_p50_ms"), m.get("base_handover_p99_ms"));
       case BenchOptions.QUERY_WORKLOAD -> QueryWorkload.summaryLine(m);
+      case BenchOptions.METRICS_WORKLOAD -> MetricsWorkload.summaryLine(m);
       default -> "";
     };
   }

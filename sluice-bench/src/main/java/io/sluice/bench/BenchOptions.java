@@ -40,7 +40,10 @@ record BenchOptions(
     int rare,
     int queryRequests,
     int queryPages,
-    int queryTimeSec) {
+    int queryTimeSec,
+    String adminUrl,
+    int metricsQueues,
+    int scrapeEveryMs) {
 
   /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
   static final List<String> BUDGET_WORKLOADS =
@@ -49,11 +52,15 @@ record BenchOptions(
   /** The read-path workload (GET /jobs, GET /jobs/count beside a drain); runs on its own too. */
   static final String QUERY_WORKLOAD = "query";
 
+  /** GET /metrics with many queues and budgets, and what scraping costs a drain; on its own. */
+  static final String METRICS_WORKLOAD = "metrics";
+
   static final String USAGE = """
       Usage: sluice-bench [options]
 
       Target (default: start a fresh server per run from the project):
         --url http://127.0.0.1:PORT   use an already running server (loopback only)
+        --admin-url http://127.0.0.1:PORT  its admin listener (the metrics workload needs it)
         --project DIR                 project root holding bin/sluice (default: current directory)
         --startup-timeout SEC         wait for /health after launch (default 180)
         --keep-temp                   keep the server's temp dir and log after the run
@@ -70,6 +77,9 @@ record BenchOptions(
                                         query            GET /jobs page latency with --stored
                                                          jobs stored, and (a) alone vs beside a
                                                          looping jq-filtered GET /jobs/count
+                                        metrics          GET /metrics latency with --budgets
+                                                         budgets and --metrics-queues queues,
+                                                         and (a) alone vs scraped during the drain
         --runs N                      runs, each on a fresh self-started server (default 3)
         --jobs N                      (a) jobs to enqueue and drain (default 100000)
         --batch N                     (a) jobs per POST /jobs/bulk (default 1000)
@@ -120,6 +130,19 @@ record BenchOptions(
         .kind == "k3", sent back to back from its own connection for the whole drain.
         With --url, the workload deletes queues 'stored' and 'rare' afterwards.
 
+      Metrics workload:
+        --budgets K                   budgets m0..mK-1 (time_based, one token an hour), each made
+                                      by binding one job to it (default 8192, the server's
+                                      default --max-budgets)
+        --metrics-queues Q            queues NAME-m0..NAME-mQ-1 holding those jobs round-robin,
+                                      one unbound job in each queue beyond K (default 1000)
+        --scrape-every-ms MS          GET /metrics period during the scraped drain (default 1000)
+        After 100 unmeasured scrapes it times 20 with nothing running, then runs (a) alone (A)
+        and scraped during its drain (S) in the order A S S A on odd runs, S A A S on even ones.
+        Targets: every scrape during the drains <= 50 ms; drain throughput scraped within 5% of
+        alone. Use --jobs 500000 or more so that a drain lasts several scrape periods. With
+        --url, --admin-url is required and the workload deletes its jobs and budgets afterwards.
+
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
       """;
@@ -154,6 +177,8 @@ record BenchOptions(
     v.put("query-requests", "50");
     v.put("query-pages", "10");
     v.put("query-time-sec", "30");
+    v.put("metrics-queues", "1000");
+    v.put("scrape-every-ms", "1000");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -181,7 +206,7 @@ record BenchOptions(
         }
         value = args[++i];
       }
-      if (!name.equals("url") && !v.containsKey(name)) {
+      if (!name.equals("url") && !name.equals("admin-url") && !v.containsKey(name)) {
         throw new UsageException("unknown option --" + name);
       }
       v.put(name, value);
@@ -189,8 +214,10 @@ record BenchOptions(
 
     String workload = v.get("workload");
     if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")
-        && !BUDGET_WORKLOADS.contains(workload) && !workload.equals(QUERY_WORKLOAD)) {
-      throw new UsageException("--workload must be a, b, all, " + QUERY_WORKLOAD + " or one of "
+        && !BUDGET_WORKLOADS.contains(workload) && !workload.equals(QUERY_WORKLOAD)
+        && !workload.equals(METRICS_WORKLOAD)) {
+      throw new UsageException("--workload must be a, b, all, " + QUERY_WORKLOAD + ", "
+          + METRICS_WORKLOAD + " or one of "
           + String.join(", ", BUDGET_WORKLOADS));
     }
     BenchOptions o = new BenchOptions(
@@ -223,7 +250,10 @@ record BenchOptions(
         nonNegative(v, "rare"),
         positive(v, "query-requests"),
         positive(v, "query-pages"),
-        positive(v, "query-time-sec"));
+        positive(v, "query-time-sec"),
+        v.get("admin-url"),
+        positive(v, "metrics-queues"),
+        positive(v, "scrape-every-ms"));
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
     }
@@ -252,9 +282,13 @@ record BenchOptions(
     return workload.equals(QUERY_WORKLOAD);
   }
 
+  boolean metricsWorkload() {
+    return workload.equals(METRICS_WORKLOAD);
+  }
+
   /** Workloads that run alone, on a {@link BudgetEnv}, with their own RESULT/SUMMARY key. */
   boolean soloWorkload() {
-    return budgetWorkload() || queryWorkload();
+    return budgetWorkload() || queryWorkload() || metricsWorkload();
   }
 
   /**
@@ -275,7 +309,8 @@ record BenchOptions(
   BenchOptions forServerWarmup() {
     return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp,
-        parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests, queryPages, queryTimeSec);
+        parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests, queryPages, queryTimeSec,
+        adminUrl, metricsQueues, scrapeEveryMs);
   }
 
   /**
@@ -286,7 +321,7 @@ record BenchOptions(
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
         0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
-        queryPages, queryTimeSec);
+        queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs);
   }
 
   private static int nonNegative(Map<String, String> v, String name) {

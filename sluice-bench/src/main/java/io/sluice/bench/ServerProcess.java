@@ -22,15 +22,18 @@ final class ServerProcess implements AutoCloseable {
   private final Path tempDir;
   private final Path log;
   private final Endpoint endpoint;
+  private final Endpoint adminEndpoint;
   private final boolean keepTemp;
   private final Thread shutdownHook;
   private boolean closed;
 
-  private ServerProcess(Process process, Path tempDir, Path log, Endpoint endpoint, boolean keepTemp) {
+  private ServerProcess(Process process, Path tempDir, Path log, Endpoint endpoint,
+      Endpoint adminEndpoint, boolean keepTemp) {
     this.process = process;
     this.tempDir = tempDir;
     this.log = log;
     this.endpoint = endpoint;
+    this.adminEndpoint = adminEndpoint;
     this.keepTemp = keepTemp;
     // An interrupted bench (Ctrl-C) must not leave a server running in the background.
     this.shutdownHook = new Thread(this::stopAndClean, "sluice-bench-server-stopper");
@@ -57,7 +60,8 @@ final class ServerProcess implements AutoCloseable {
           .directory(project.toFile())
           .redirectErrorStream(true)
           .redirectOutput(log.toFile());
-      ServerProcess server = new ServerProcess(pb.start(), tempDir, log, endpoint, keepTemp);
+      ServerProcess server = new ServerProcess(pb.start(), tempDir, log, endpoint,
+          Endpoint.loopback(ports[1]), keepTemp);
       try {
         ServerLaunch.awaitHealthy(server.process, endpoint, startupTimeoutSec, log);
       } catch (RuntimeException e) {
@@ -72,6 +76,11 @@ final class ServerProcess implements AutoCloseable {
 
   Endpoint endpoint() {
     return endpoint;
+  }
+
+  /** The admin listener ({@code /metrics}, {@code /backup}). */
+  Endpoint adminEndpoint() {
+    return adminEndpoint;
   }
 
   Path log() {

@@ -92,6 +92,29 @@ class BenchOptionsTest {
   }
 
   @Test
+  void metricsWorkloadRunsAloneWithItsOptions() {
+    BenchOptions d = BenchOptions.parse(new String[] {"--workload", "metrics"});
+    assertThat(d.metricsWorkload()).isTrue();
+    assertThat(d.soloWorkload()).isTrue();
+    assertThat(d.runThroughput()).isFalse();
+    assertThat(d.warmUpThroughput()).isTrue();
+    assertThat(d.budgets()).isEqualTo(8192);
+    assertThat(d.metricsQueues()).isEqualTo(1000);
+    assertThat(d.scrapeEveryMs()).isEqualTo(1000);
+    assertThat(d.adminUrl()).isNull();
+
+    BenchOptions o = BenchOptions.parse(new String[] {"--workload=metrics", "--url", "http://127.0.0.1:1",
+        "--admin-url=http://127.0.0.1:2", "--metrics-queues", "10", "--scrape-every-ms", "250"});
+    assertThat(o.adminUrl()).isEqualTo("http://127.0.0.1:2");
+    assertThat(o.metricsQueues()).isEqualTo(10);
+    assertThat(o.scrapeEveryMs()).isEqualTo(250);
+    assertThat(o.forServerWarmup().scrapeEveryMs()).isEqualTo(250);
+    assertThat(o.forWarmup().adminUrl()).isEqualTo("http://127.0.0.1:2");
+    assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--scrape-every-ms", "0"}))
+        .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--scrape-every-ms");
+  }
+
+  @Test
   void queryWorkloadKeepsItsQueuesApartFromA() {
     assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--workload", "query", "--queue", "stored"}))
         .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--queue");
