@@ -34,7 +34,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@link CronAdmin}, {@link BudgetAdmin}); the {@link io.sluice.engine.dispatch.Dispatcher}
  * decides which job goes where. Durable effects accumulate in the current {@link Turn}.
  *
- * <p>Owned by the engine thread, except {@link #inFlightView} and {@link #durable}.
+ * <p>Owned by the engine thread, except what it publishes for other threads
+ * ({@link #inFlightView}, {@link #budgetStates}, {@link #queueCounts}), {@link #observe} and
+ * {@link #durable}.
  */
 public final class Engine {
   private final EngineConfig config;

@@ -28,11 +28,13 @@ import org.slf4j.LoggerFactory;
  * dispatching while the disk flushes; while such a commit is pending, later turns queue behind it
  * so that turns always become durable in order. A command's future completes only after its
  * turn is durable, so a response never reveals state that a crash could undo. The engine thread
- * sleeps until the next command or the engine's earliest deadline; it never polls.
+ * sleeps until the next command, the engine's earliest deadline or a failed commit; it never
+ * polls.
  *
- * <p>A failed commit changes nothing: its turn's commands fail, so do the turns queued behind it
- * (they were built on its changes), and the engine rebuilds its state from the store before it
- * takes another command ({@link Engine#rollBack}).
+ * <p>A failed commit changes nothing that its callers could see: its turn's commands fail, so do
+ * the turns queued behind it (they were built on its changes), and the engine rebuilds its state
+ * from the store before it takes another command ({@link Engine#rollBack}). What cannot be undone
+ * is a dispatch made meanwhile on a turn still waiting for its fsync (docs/decisions.md).
  *
  * <p>One store commit holds at most {@link CommitLimits#enqueues} enqueue commands and at most
  * {@link CommitLimits#completions} success acknowledgements (CLI.md §6); a bulk request is one
@@ -170,7 +172,8 @@ public final class EngineLoop implements AutoCloseable {
       if (poisonedBy != null) {
         if (pendingCommits.get() > 0) {
           // The turns queued behind the failed one are being failed; none may be applied first.
-          LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+          // The commit thread unparks this one once it has counted them out.
+          LockSupport.park(this);
           continue;
         }
         rollBack();
@@ -197,11 +200,13 @@ public final class EngineLoop implements AutoCloseable {
         // Read in this order: a commit that failed has set poisonedBy before it counted out.
         boolean nothingPending = pendingCommits.get() == 0;
         Throwable poison = poisonedBy;
-        if (poison != null) {
+        if (poison != null && nothingPending) {
           failUnwritten(turn, completions, poison);
-        } else if (nothingPending && !needsSync(turn)) {
+        } else if (poison == null && nothingPending && !needsSync(turn)) {
           commitInline(turn, completions, nowMs);
         } else {
+          // Also a turn built on a failed one while others are pending: the commit thread fails
+          // it in order behind them, so the failed turns are undone oldest first.
           pendingCommits.incrementAndGet();
           commits.add(new CommitWork(turn, completions, counts));
         }
@@ -377,6 +382,10 @@ public final class EngineLoop implements AutoCloseable {
       }
     }
     pendingCommits.addAndGet(-works.size());
+    if (failure != null) {
+      // The engine thread may be asleep: it must roll back before anything else.
+      LockSupport.unpark(engineThread);
+    }
   }
 
   /** Runs one command and waits for it; for start-up and shutdown steps. */

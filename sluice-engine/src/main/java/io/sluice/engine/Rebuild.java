@@ -16,11 +16,13 @@ import java.util.Set;
  * Carries what the store does not hold from a discarded state to one rebuilt from the store after
  * a failed commit, so that the rebuilt state is the one before the failed turns: the open take
  * streams and the jobs they hold (dispatch is not written), including jobs those turns took out
- * of flight, and the budgets' buckets (never written: a rate bucket changed by those turns gets
- * its state from before the change; a concurrency bucket is settled from the jobs in flight).
+ * of flight, the budgets' buckets (token state is not written: a rate bucket changed by those
+ * turns gets its state from before the change; a concurrency bucket is settled from the jobs in
+ * flight) and their dispatch and throttle counts.
  *
  * <p>What cannot come back: a stream that ended in a failed turn (its jobs stay ready, as after
- * any requeue), and payloads the cache held (read from the store again when needed).
+ * any requeue), payloads the cache held (read from the store again when needed), and a dispatch
+ * made on a failed turn while it waited for its fsync (docs/decisions.md).
  */
 final class Rebuild {
   private final Rooms discarded;
@@ -68,12 +70,16 @@ final class Rebuild {
       before.putAll(undone.get(i).bucketsBefore());
     }
     for (Budget budget : rebuilt.budgets.sortedByKey()) {
-      TokenBucket source = before.get(budget.key());
-      if (source == null) {
-        Budget kept = discarded.budgets.get(budget.key());
-        source = kept == null || !kept.policy().equals(budget.policy()) ? null : kept.bucket();
+      Budget kept = discarded.budgets.get(budget.key());
+      if (kept != null) {
+        budget.carryCountersFrom(kept);
       }
-      if (source != null) {
+      TokenBucket source = before.get(budget.key());
+      if (source == null && kept != null) {
+        source = kept.bucket();
+      }
+      // A bucket under another policy than the stored one is not the state before the turns.
+      if (source != null && source.policy().equals(budget.policy())) {
         budget.bucket().takeStateOf(source);
       }
     }

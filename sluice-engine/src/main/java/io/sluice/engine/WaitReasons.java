@@ -14,10 +14,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Answers "why is this job waiting?" (X2) from the same state the dispatcher decides on. A ready
- * bound job is eligible when it heads at least one of its budgets and all of them can pay
- * (BUDGETS.md §5.2): when it heads none, every budget holds it back for the jobs ahead of it;
- * otherwise only the budgets that cannot pay do.
+ * Answers "why is this job waiting?" (X2) from the budgets' waiting queues and buckets, counting
+ * the jobs ahead in every queue (docs/decisions.md). A ready bound job is eligible when it heads
+ * at least one of its budgets and all of them can pay (BUDGETS.md §5.2): when it heads none,
+ * every budget holds it back for the jobs ahead of it; otherwise only the budgets that cannot
+ * pay do.
  *
  * <p>Runs on the engine thread; the rank of a job in each waiting queue is found in logarithmic
  * time.
@@ -79,16 +80,13 @@ final class WaitReasons {
       reason = bucket.debt() > 0 ? JobWait.Reason.DEBT : JobWait.Reason.CONCURRENCY;
     }
     Long availableAt = null;
-    if (reason != null) {
+    if (reason != null && budget.policy().type() == StrategyType.TIME_BASED) {
       // Behind others, the tokens for all of them come first; heading its way through another
-      // budget, the job needs only its own.
+      // budget, the job needs only its own. Tokens already there (the job waits only for the
+      // jobs ahead to go) are available now.
       long needed = reason == JobWait.Reason.QUEUE ? ahead.cost() + cost : cost;
-      availableAt = bucket.accrualAt(needed, nowMs);
-      Availability own = bucket.nextAvailable(cost, nowMs);
-      if (availableAt == null && own.kind() == Availability.Kind.AT) {
-        // A paused while_in_flight budget with a free slot: the end of the pause.
-        availableAt = own.atMs();
-      }
+      Long accrued = bucket.accrualAt(needed, nowMs);
+      availableAt = accrued != null ? accrued : nowMs;
     }
     return new JobWait.BudgetWait(budget.key(), cost, reason != null, reason,
         bucket.tokensAt(nowMs), ahead.jobs(), ahead.cost(), availableAt);

@@ -1553,4 +1553,34 @@ class BudgetDispatchTest {
           .hasSize(1_000);
     }
   }
+
+  @Nested
+  class SkippedCandidates {
+    /**
+     * A candidate skipped for a stream because another job of its budget came first in the
+     * stream's queues goes as soon as that job leaves the waiting queue, though nothing else
+     * happens (no offer, no returned slot).
+     */
+    @Test
+    void goesWhenTheJobThatHeadedItsBudgetIsDeleted() {
+      h.budget("shared", whileInFlight(10)).budget("busy", whileInFlight(1));
+      Worker busyHolder = h.openWorker("other", 1);
+      h.enqueue(job("other").budget("busy"));
+      h.dispatch();
+      assertThat(busyHolder.received()).hasSize(1);
+      Worker both = h.openWorker(Set.of("q1", "q2"), 10);
+      JobSnapshot blocker = h.enqueue(job("q2").priority(10).budget("shared").budget("busy"));
+      JobSnapshot candidate = h.enqueue(job("q1").priority(20).budget("shared"));
+      h.dispatch();
+      assertThat(both.received()).isEmpty();
+
+      h.turn((engine, nowMs) -> {
+        engine.delete(blocker.id(), nowMs);
+        return null;
+      });
+      h.dispatch();
+
+      assertThat(both.receivedIds()).containsExactly(candidate.id());
+    }
+  }
 }

@@ -55,7 +55,7 @@ class BudgetPauseTest {
   }
 
   @Test
-  void aPausedConcurrencyBudgetHoldsItsJobsUntilTheEndWhichTheWaitReasonNames() {
+  void aPausedConcurrencyBudgetHoldsItsJobsUntilTheEndOfThePause() {
     h.budget("pool", whileInFlight(2));
     h.openWorker("q", 10);
     pauseFor("pool", 1_000);
@@ -65,7 +65,8 @@ class BudgetPauseTest {
     JobWait wait = h.turn((engine, nowMs) -> engine.explainWait(held.id(), nowMs));
     assertThat(wait.waitingFor()).isEqualTo(JobWait.WaitingFor.BUDGETS);
     assertThat(wait.budgets()).containsExactly(
-        new BudgetWait("pool", 1, true, JobWait.Reason.PAUSED, 2, 0, 0, until));
+        new BudgetWait("pool", 1, true, JobWait.Reason.PAUSED, 2, 0, 0, null));
+    assertThat(h.engine().budgetStates().get("pool").pausedUntilMs(h.nowMs())).isEqualTo(until);
     step(999);
     assertThat(h.dispatch()).isEmpty();
     step(1);

@@ -181,6 +181,23 @@ class JobWaitTest {
   }
 
   @Nested
+  class TokensAlreadyThere {
+    @Test
+    void aJobBehindOthersWhoseTokensAreThereIsAvailableNow() {
+      h.budget("rate", timeBased(5, SECOND));
+      JobSnapshot first = h.enqueue(job("q").budget("rate"));
+      JobSnapshot second = h.enqueue(job("q").budget("rate"));
+
+      JobWait wait = whyWaiting(second);
+
+      assertThat(only(wait)).isEqualTo(
+          new BudgetWait("rate", 1, true, Reason.QUEUE, 5, 1, 1, h.nowMs()));
+      assertThat(wait.estimatedDispatchAtMs()).isEqualTo(h.nowMs());
+      assertThat(whyWaiting(first).waitingFor()).isEqualTo(JobWait.WaitingFor.WORKER);
+    }
+  }
+
+  @Nested
   class Concurrency {
     @Test
     void theHeadWaitsForASlotWithNoInstantAndTheStateCountsWhoWaits() {

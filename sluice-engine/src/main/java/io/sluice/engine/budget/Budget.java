@@ -163,6 +163,17 @@ public final class Budget {
     blockedHeads.add(head);
   }
 
+  /** The job left its waiting queues: it no longer waits for this budget. */
+  void unblocks(Job job) {
+    blockedHeads.remove(job);
+  }
+
+  /** Keeps the counts of a budget this one replaces after a rebuild (X1: since start). */
+  public void carryCountersFrom(Budget earlier) {
+    dispatchedTotal = earlier.dispatchedTotal;
+    throttledTotal = earlier.throttledTotal;
+  }
+
   /** Hands over (and forgets) the heads this budget blocked. */
   List<Job> takeBlockedHeads() {
     if (blockedHeads.isEmpty()) {

@@ -246,6 +246,7 @@ public final class BudgetBook {
       Budget budget = budgets.get(binding.key());
       boolean wasHead = budget.head(job.queue()) == job;
       budget.unpark(job, binding.cost());
+      budget.unblocks(job);
       publisher.changed(budget);
       if (wasHead) {
         Job next = budget.head(job.queue());

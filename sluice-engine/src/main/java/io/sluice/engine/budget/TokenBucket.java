@@ -8,7 +8,7 @@ import java.math.BigInteger;
  *
  * <p>Owned by the engine thread. Invariants: {@code 0 <= tokens <= capacity}; {@code 0 <= accrued
  * < durationMs} (time_based); {@code debt >= 0}, and {@code tokens == 0} while {@code debt > 0}.
- * Never persisted: a bucket starts full.
+ * Not persisted (a bucket starts full), except the end of a pause, stored with the budget.
  */
 public final class TokenBucket {
   private BudgetPolicy policy;

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * round, so that they share a scarce backlog fairly, and never past the server-wide limit.
  *
  * <p>Owned by the engine thread. Work is done only when something that could enable a dispatch
- * happened since the last pass (a ready job, an offer, a returned slot, a new or writable stream).
+ * happened since the last pass (a ready job, an offer, a returned slot, a new or writable stream,
+ * a bound job leaving its budgets' waiting queues).
  */
 public final class Dispatcher {
   /** Moves a dispatched job into flight and returns what its stream receives. */
@@ -79,6 +80,8 @@ public final class Dispatcher {
     ready.remove(job);
     if (!job.budgets().isEmpty()) {
       budgets.unpark(job, nowMs);
+      // It may have been the head that made a candidate of its budget skip a stream.
+      dirty = true;
     }
   }
 

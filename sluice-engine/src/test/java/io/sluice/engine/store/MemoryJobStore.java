@@ -42,6 +42,20 @@ public final class MemoryJobStore implements JobStore {
     this.disk = disk;
   }
 
+  private volatile java.util.concurrent.CountDownLatch commitGate =
+      new java.util.concurrent.CountDownLatch(0);
+
+  private void awaitGate() {
+    try {
+      if (!commitGate.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        throw new IllegalStateException("commits held for more than 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while commits were held", e);
+    }
+  }
+
   /** Closes this store and opens another over the same data, as a restarted server would. */
   public MemoryJobStore reopen() {
     close();
@@ -51,6 +65,15 @@ public final class MemoryJobStore implements JobStore {
   /** The next commit throws {@code failure} and writes nothing; later commits work again. */
   public void failNextCommit(RuntimeException failure) {
     disk.nextCommitFailure.set(Objects.requireNonNull(failure));
+  }
+
+  /** Commits wait (on the committing thread) until {@link #releaseCommits} is called. */
+  public void holdCommits() {
+    commitGate = new java.util.concurrent.CountDownLatch(1);
+  }
+
+  public void releaseCommits() {
+    commitGate.countDown();
   }
 
   /**
@@ -64,6 +87,7 @@ public final class MemoryJobStore implements JobStore {
 
   @Override
   public void commit(CommitBatch batch) {
+    awaitGate();
     checkOpen("commit");
     RuntimeException failure = disk.nextCommitFailure.getAndSet(null);
     if (failure != null) {
