@@ -76,9 +76,16 @@ final class JobTable {
 
   /** Every change of a live job's status. */
   void status(Job job, JobStatus status) {
-    count(job.queue(), job.status(), -1);
+    long[] byStatus = counts.get(job.queue());
+    if (byStatus == null) {
+      // Not counted (not in the table): only the job itself changes.
+      job.status(status);
+      return;
+    }
+    byStatus[job.status().ordinal()]--;
+    byStatus[status.ordinal()]++;
     job.status(status);
-    count(job.queue(), status, 1);
+    changedQueues.add(job.queue());
   }
 
   /** Moves the job to another queue; the caller has taken it off every queue-keyed index. */
