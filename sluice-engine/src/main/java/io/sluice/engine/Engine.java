@@ -364,6 +364,7 @@ public final class Engine {
   private void publish() {
     rooms.budgets.publish();
     rooms.jobs.publish();
+    observer.published();
   }
 
   private void publishAll() {

@@ -26,4 +26,10 @@ public interface EngineObserver {
    * whichever thread wrote it: the engine thread (buffered) or the commit thread.
    */
   default void committed(boolean synced, long nanos) {}
+
+  /**
+   * The engine has just published its state for other threads (end of a turn, after a dispatch):
+   * an observer that tallies on the engine thread publishes its tallies here.
+   */
+  default void published() {}
 }

@@ -35,4 +35,9 @@ final class ObserverSlot implements EngineObserver {
   public void committed(boolean synced, long nanos) {
     target.committed(synced, nanos);
   }
+
+  @Override
+  public void published() {
+    target.published();
+  }
 }

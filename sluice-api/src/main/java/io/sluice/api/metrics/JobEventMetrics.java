@@ -1,153 +1,186 @@
 package io.sluice.api.metrics;
 
-import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
-import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot.HistogramDataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.sluice.engine.EngineObserver;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
- * Counts what the engine tells its observer: jobs enqueued, completed, failed and dead per queue,
- * how long jobs waited and ran, and how long store commits took. Called on the engine and commit
- * threads, so every call is a lock-free increment of a Prometheus data point. The job events come
- * from the engine thread alone, which keeps each queue's data points at hand: resolving them by
- * label on every job cost the drain several per cent.
+ * What the engine tells its observer, as metrics: jobs enqueued, completed, failed and dead per
+ * queue, how long jobs waited and ran, and how long store commits took.
+ *
+ * <p>Job events come from the engine thread, once or twice per job, so they are counted in plain
+ * per-queue tallies ({@link QueueTally}) and copied for scrapes each time the engine publishes
+ * its state; a scrape builds the families from those copies. Counting every job through the
+ * library's thread-safe data points cost the drain about 5%. A series appears once it counts.
+ * Commit times come from the commit thread too and go straight to a library histogram.
  */
-final class JobEventMetrics implements EngineObserver {
+final class JobEventMetrics implements EngineObserver, MultiCollector {
   /** From a millisecond to an hour: jobs wait behind budgets and schedules for long. */
   private static final double[] JOB_SECONDS =
       {0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
+  /** {@link #JOB_SECONDS} and the bucket that takes the rest. */
+  private static final double[] JOB_BUCKETS = withInfinity(JOB_SECONDS);
   /** From 50 µs (a buffered WAL append) to a second (a stalled fsync). */
   private static final double[] COMMIT_SECONDS =
       {0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
   private static final double MS_PER_SECOND = 1_000.0;
   private static final double NANOS_PER_SECOND = 1_000_000_000.0;
 
-  private final Counter enqueued;
-  private final Counter completed;
-  private final Counter failed;
-  private final Counter dead;
-  private final Histogram waitSeconds;
-  private final Histogram runSeconds;
+  /** Counter names go without {@code _total}, which the exposition formats append. */
+  private static final MetricMetadata ENQUEUED =
+      new MetricMetadata("sluice_jobs_enqueued", "Jobs enqueued (durable)");
+  private static final MetricMetadata COMPLETED =
+      new MetricMetadata("sluice_jobs_completed", "Jobs a worker reported successful");
+  private static final MetricMetadata FAILED =
+      new MetricMetadata("sluice_jobs_failed", "Failures workers reported, retried or not");
+  private static final MetricMetadata DEAD = new MetricMetadata("sluice_jobs_dead",
+      "Jobs that failed for good (retries exhausted or killed)");
+  private static final MetricMetadata WAIT = new MetricMetadata("sluice_job_wait_seconds",
+      "Time from a job becoming ready to its dispatch", Unit.SECONDS);
+  private static final MetricMetadata RUN = new MetricMetadata("sluice_job_run_seconds",
+      "Time from a job's dispatch to its success or failure report", Unit.SECONDS);
+
+  /** Queue → its tally; engine thread only. */
+  private final Map<String, QueueTally> tallies = new HashMap<>();
+  private final List<QueueTally> changed = new ArrayList<>();
+  /** Queue → its tally as last published; read by scrapes. */
+  private final Map<String, QueueTally.Snapshot> published = new ConcurrentHashMap<>();
   private final DistributionDataPoint bufferedCommits;
   private final DistributionDataPoint syncedCommits;
-  /** Queue → its data points; engine thread only. */
-  private final Map<String, QueueSeries> queues = new HashMap<>();
-
-  /** One queue's data points, each resolved when first used, so a series exists once it counts. */
-  private final class QueueSeries {
-    private final String queue;
-    private CounterDataPoint enqueuedPoint;
-    private CounterDataPoint completedPoint;
-    private CounterDataPoint failedPoint;
-    private CounterDataPoint deadPoint;
-    private DistributionDataPoint waitPoint;
-    private DistributionDataPoint runPoint;
-
-    QueueSeries(String queue) {
-      this.queue = queue;
-    }
-
-    CounterDataPoint enqueued() {
-      return enqueuedPoint != null ? enqueuedPoint : (enqueuedPoint = enqueued.labelValues(queue));
-    }
-
-    CounterDataPoint completed() {
-      return completedPoint != null
-          ? completedPoint : (completedPoint = completed.labelValues(queue));
-    }
-
-    CounterDataPoint failed() {
-      return failedPoint != null ? failedPoint : (failedPoint = failed.labelValues(queue));
-    }
-
-    CounterDataPoint dead() {
-      return deadPoint != null ? deadPoint : (deadPoint = dead.labelValues(queue));
-    }
-
-    DistributionDataPoint waitSeconds() {
-      return waitPoint != null ? waitPoint : (waitPoint = waitSeconds.labelValues(queue));
-    }
-
-    DistributionDataPoint runSeconds() {
-      return runPoint != null ? runPoint : (runPoint = runSeconds.labelValues(queue));
-    }
-  }
 
   JobEventMetrics(PrometheusRegistry registry) {
-    enqueued = perQueue("sluice_jobs_enqueued_total", "Jobs enqueued (durable)", registry);
-    completed = perQueue("sluice_jobs_completed_total",
-        "Jobs a worker reported successful", registry);
-    failed = perQueue("sluice_jobs_failed_total",
-        "Failures workers reported, retried or not", registry);
-    dead = perQueue("sluice_jobs_dead_total",
-        "Jobs that failed for good (retries exhausted or killed)", registry);
-    waitSeconds = seconds("sluice_job_wait_seconds",
-        "Time from a job becoming ready to its dispatch", JOB_SECONDS, "queue")
-        .register(registry);
-    runSeconds = seconds("sluice_job_run_seconds",
-        "Time from a job's dispatch to its success or failure report", JOB_SECONDS, "queue")
-        .register(registry);
-    Histogram commits = seconds("sluice_commit_seconds",
-        "Time of each store commit, by whether it was fsynced", COMMIT_SECONDS, "mode")
-        .register(registry);
+    Histogram commits = Histogram.builder().name("sluice_commit_seconds")
+        .help("Time of each store commit, by whether it was fsynced").unit(Unit.SECONDS)
+        .labelNames("mode").classicOnly().classicUpperBounds(COMMIT_SECONDS)
+        .withoutExemplars().register(registry);
     bufferedCommits = commits.labelValues("buffered");
     syncedCommits = commits.labelValues("fsync");
+    registry.register(this);
   }
 
-  private static Counter perQueue(String name, String help, PrometheusRegistry registry) {
-    return Counter.builder().name(name).help(help).labelNames("queue").withoutExemplars()
-        .register(registry);
+  private static double[] withInfinity(double[] bounds) {
+    double[] all = Arrays.copyOf(bounds, bounds.length + 1);
+    all[bounds.length] = Double.POSITIVE_INFINITY;
+    return all;
   }
 
-  private static Histogram.Builder seconds(String name, String help, double[] bounds,
-      String label) {
-    return Histogram.builder().name(name).help(help).unit(Unit.SECONDS).labelNames(label)
-        .classicOnly().classicUpperBounds(bounds).withoutExemplars();
-  }
+  // ---- the engine thread's side --------------------------------------------------------------
 
-  private QueueSeries series(String queue) {
-    QueueSeries series = queues.get(queue);
-    if (series == null) {
-      series = new QueueSeries(queue);
-      queues.put(queue, series);
+  private QueueTally tally(String queue) {
+    QueueTally tally = tallies.get(queue);
+    if (tally == null) {
+      tally = new QueueTally(queue, JOB_SECONDS);
+      tallies.put(queue, tally);
     }
-    return series;
+    if (!tally.changed) {
+      tally.changed = true;
+      changed.add(tally);
+    }
+    return tally;
   }
 
   @Override
   public void enqueued(String queue) {
-    series(queue).enqueued().inc();
+    tally(queue).enqueued();
   }
 
   @Override
   public void dispatched(String queue, long waitedMs) {
-    series(queue).waitSeconds().observe(waitedMs / MS_PER_SECOND);
+    tally(queue).dispatched(waitedMs / MS_PER_SECOND);
   }
 
   @Override
   public void completed(String queue, long ranMs) {
-    QueueSeries series = series(queue);
-    series.completed().inc();
-    series.runSeconds().observe(ranMs / MS_PER_SECOND);
+    tally(queue).reported(ranMs / MS_PER_SECOND, true, false);
   }
 
   @Override
   public void failed(String queue, long ranMs, boolean died) {
-    QueueSeries series = series(queue);
-    series.failed().inc();
-    if (died) {
-      series.dead().inc();
+    tally(queue).reported(ranMs / MS_PER_SECOND, false, died);
+  }
+
+  @Override
+  public void published() {
+    if (changed.isEmpty()) {
+      return;
     }
-    series.runSeconds().observe(ranMs / MS_PER_SECOND);
+    for (QueueTally tally : changed) {
+      QueueTally.Snapshot snapshot = tally.snapshot();
+      published.put(snapshot.queue(), snapshot);
+      tally.changed = false;
+    }
+    changed.clear();
   }
 
   @Override
   public void committed(boolean synced, long nanos) {
     (synced ? syncedCommits : bufferedCommits).observe(nanos / NANOS_PER_SECOND);
+  }
+
+  // ---- the scrape's side ---------------------------------------------------------------------
+
+  @Override
+  public MetricSnapshots collect() {
+    List<QueueTally.Snapshot> queues = new ArrayList<>(published.values());
+    queues.sort((a, b) -> a.queue().compareTo(b.queue()));
+    return new MetricSnapshots(
+        counter(ENQUEUED, queues, QueueTally.Snapshot::enqueued),
+        counter(COMPLETED, queues, QueueTally.Snapshot::completed),
+        counter(FAILED, queues, QueueTally.Snapshot::failed),
+        counter(DEAD, queues, QueueTally.Snapshot::dead),
+        histogram(WAIT, queues, QueueTally.Snapshot::waitBuckets, QueueTally.Snapshot::waitSum),
+        histogram(RUN, queues, QueueTally.Snapshot::runBuckets, QueueTally.Snapshot::runSum));
+  }
+
+  private static CounterSnapshot counter(MetricMetadata metadata,
+      List<QueueTally.Snapshot> queues, ToLongFunction<QueueTally.Snapshot> value) {
+    List<CounterDataPointSnapshot> points = new ArrayList<>();
+    for (QueueTally.Snapshot queue : queues) {
+      long n = value.applyAsLong(queue);
+      if (n > 0) {
+        points.add(new CounterDataPointSnapshot(n, Labels.of("queue", queue.queue()), null, 0));
+      }
+    }
+    return new CounterSnapshot(metadata, points);
+  }
+
+  private static HistogramSnapshot histogram(MetricMetadata metadata,
+      List<QueueTally.Snapshot> queues, Function<QueueTally.Snapshot, long[]> buckets,
+      java.util.function.ToDoubleFunction<QueueTally.Snapshot> sum) {
+    List<HistogramDataPointSnapshot> points = new ArrayList<>();
+    for (QueueTally.Snapshot queue : queues) {
+      long[] counts = buckets.apply(queue);
+      if (Arrays.stream(counts).sum() > 0) {
+        points.add(new HistogramDataPointSnapshot(ClassicHistogramBuckets.of(JOB_BUCKETS, counts),
+            sum.applyAsDouble(queue), Labels.of("queue", queue.queue()), null, 0));
+      }
+    }
+    return new HistogramSnapshot(metadata, points);
+  }
+
+  @Override
+  public List<String> getPrometheusNames() {
+    return List.of(ENQUEUED.getPrometheusName(), COMPLETED.getPrometheusName(),
+        FAILED.getPrometheusName(), DEAD.getPrometheusName(), WAIT.getPrometheusName(),
+        RUN.getPrometheusName());
   }
 }
