@@ -4,12 +4,10 @@ import io.sluice.engine.Names;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.Job;
-import io.sluice.engine.schedule.DeadlineIndex;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,11 +30,7 @@ public final class BudgetBook {
   private final int maxBudgets;
   /** Jobs waiting in their budgets' queues. */
   private final Set<Job> parked = new HashSet<>();
-  /** Heads found able to pay since the dispatcher last collected them. */
-  private final Set<Job> offers = new LinkedHashSet<>();
-  /** When each armed head should be looked at again. */
-  private final Map<Job, Long> wakeAtMs = new HashMap<>();
-  private final DeadlineIndex wakes = new DeadlineIndex(wakeAtMs::get);
+  private final HeadVerdicts verdicts = new HeadVerdicts();
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
 
@@ -240,8 +234,7 @@ public final class BudgetBook {
     if (!parked.remove(job)) {
       return;
     }
-    disarm(job);
-    offers.remove(job);
+    verdicts.forget(job);
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       boolean wasHead = budget.head(job.queue()) == job;
@@ -263,22 +256,17 @@ public final class BudgetBook {
 
   /** True when heads became able to pay since {@link #takeOffers} last ran. */
   public boolean hasOffers() {
-    return !offers.isEmpty();
+    return verdicts.hasOffers();
   }
 
   /** The heads found able to pay and not collected yet (a copy). */
   public List<Job> pendingOffers() {
-    return List.copyOf(offers);
+    return verdicts.pendingOffers();
   }
 
   /** Hands over (and forgets) the heads found able to pay, for the dispatcher's ready index. */
   public List<Job> takeOffers() {
-    if (offers.isEmpty()) {
-      return List.of();
-    }
-    List<Job> taken = List.copyOf(offers);
-    offers.clear();
-    return taken;
+    return verdicts.takeOffers();
   }
 
   /** What dispatch may do with a candidate for one worker. */
@@ -344,7 +332,7 @@ public final class BudgetBook {
 
   /** Every armed head with the instant it is looked at again (a copy). */
   public Map<Job, Long> armedWakes() {
-    return new HashMap<>(wakeAtMs);
+    return verdicts.armed();
   }
 
   /** True when the job is a parked head that its budgets can pay for now. */
@@ -364,13 +352,12 @@ public final class BudgetBook {
 
   /** The earliest armed wake-up, or {@link Long#MAX_VALUE}. */
   public long nextWakeMs() {
-    return wakes.earliestMs();
+    return verdicts.nextWakeMs();
   }
 
   /** Looks again at every head whose wake-up instant has come. */
   public void runDue(long nowMs) {
-    for (Job job : wakes.pollDue(nowMs, Integer.MAX_VALUE)) {
-      wakeAtMs.remove(job);
+    for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
   }
@@ -392,8 +379,7 @@ public final class BudgetBook {
   /** Offers an affordable head, arms a wake-up for one the drip will afford, else waits. */
   private void evaluate(Job job, long nowMs) {
     if (!parked.contains(job) || !isHeadOfAny(job)) {
-      disarm(job);
-      offers.remove(job);
+      verdicts.forget(job);
       return;
     }
     Availability availability = Availability.NOW;
@@ -408,18 +394,9 @@ public final class BudgetBook {
       availability = availability.and(own);
     }
     switch (availability.kind()) {
-      case NOW -> {
-        disarm(job);
-        offers.add(job);
-      }
-      case AT -> {
-        offers.remove(job);
-        arm(job, availability.atMs());
-      }
-      default -> {
-        offers.remove(job);
-        disarm(job);
-      }
+      case NOW -> verdicts.offer(job);
+      case AT -> verdicts.arm(job, availability.atMs());
+      default -> verdicts.forget(job);
     }
   }
 
@@ -439,18 +416,5 @@ public final class BudgetBook {
       }
     }
     return false;
-  }
-
-  private void arm(Job job, long atMs) {
-    disarm(job);
-    wakeAtMs.put(job, atMs);
-    wakes.add(job);
-  }
-
-  private void disarm(Job job) {
-    if (wakeAtMs.containsKey(job)) {
-      wakes.remove(job);
-      wakeAtMs.remove(job);
-    }
   }
 }
