@@ -189,21 +189,29 @@ public final class TokenBucket {
     if (policy.type() == StrategyType.WHILE_IN_FLIGHT) {
       return Availability.ON_RELEASE;
     }
-    BigInteger needed = BigInteger.valueOf(cost - projected[0])
+    return Availability.at(earnedAt(cost, projected, nowMs));
+  }
+
+  /**
+   * When a drip at {@code nowMs} holding {@code projected} = {T', K'} will have made {@code total}
+   * tokens (§3 {@code At(t)}): {@code now + max(1, ceil(((total − T') × duration − K') /
+   * allocation))}, saturated.
+   */
+  private long earnedAt(long total, long[] projected, long nowMs) {
+    BigInteger needed = BigInteger.valueOf(total - projected[0])
         .multiply(BigInteger.valueOf(policy.durationMs()))
         .subtract(BigInteger.valueOf(projected[1]));
     BigInteger[] division = needed.divideAndRemainder(BigInteger.valueOf(policy.allocation()));
     BigInteger wait = division[1].signum() > 0 ? division[0].add(BigInteger.ONE) : division[0];
     long waitMs = Math.max(1, wait.min(BigInteger.valueOf(Long.MAX_VALUE / 2)).longValue());
     long at = nowMs + waitMs;
-    return Availability.at(at < nowMs ? Long.MAX_VALUE : at);
+    return at < nowMs ? Long.MAX_VALUE : at;
   }
 
   /**
    * time_based: the instant by which {@code total} tokens will have been available in all (those
    * there now included), if nothing else spends; the cap is ignored, since the jobs this counts
-   * spend as they go. Null when they are all there now, or for while_in_flight. Same arithmetic
-   * as {@link #nextAvailable}.
+   * spend as they go. Null when they are all there now, or for while_in_flight.
    */
   public Long accrualAt(long total, long nowMs) {
     if (policy.type() != StrategyType.TIME_BASED) {
@@ -217,14 +225,7 @@ public final class TokenBucket {
     if (projected[0] >= total) {
       return null;
     }
-    BigInteger needed = BigInteger.valueOf(total - projected[0])
-        .multiply(BigInteger.valueOf(policy.durationMs()))
-        .subtract(BigInteger.valueOf(projected[1]));
-    BigInteger[] division = needed.divideAndRemainder(BigInteger.valueOf(policy.allocation()));
-    BigInteger wait = division[1].signum() > 0 ? division[0].add(BigInteger.ONE) : division[0];
-    long waitMs = Math.max(1, wait.min(BigInteger.valueOf(Long.MAX_VALUE / 2)).longValue());
-    long at = nowMs + waitMs;
-    return at < nowMs ? Long.MAX_VALUE : at;
+    return earnedAt(total, projected, nowMs);
   }
 
   /**
