@@ -92,18 +92,17 @@ public final class Dispatcher {
     dirty = true;
   }
 
-  /** Closes the stream and returns the jobs it still held, for the caller to requeue. */
+  /**
+   * Closes the stream and returns the jobs it still held; the caller takes each out of flight
+   * ({@link #release}) and requeues it.
+   */
   public List<Job> close(WorkerSession session) {
     if (session.closed()) {
       return List.of();
     }
     session.close();
     sessions.remove(session);
-    List<Job> held = new ArrayList<>(session.inFlight());
-    for (Job job : held) {
-      release(job);
-    }
-    return held;
+    return new ArrayList<>(session.inFlight());
   }
 
   /** A write-paced stream wrote its last delivery: it may be dispatched to again. */
