@@ -92,7 +92,7 @@ public final class BudgetAdmin {
    */
   public BudgetView pause(String key, Long forMs, Long untilMs, long nowMs) {
     Budget budget = existing(key);
-    long until = forMs != null ? saturatingAdd(nowMs, forMs) : untilMs;
+    long until = forMs != null ? Completions.saturatingAdd(nowMs, forMs) : untilMs;
     book.pause(budget, until, nowMs);
     return stored(budget);
   }
@@ -102,11 +102,6 @@ public final class BudgetAdmin {
     Budget budget = existing(key);
     book.resume(budget, nowMs);
     return stored(budget);
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    long sum = a + b;
-    return sum < a ? Long.MAX_VALUE : sum;
   }
 
   public void delete(String key) {

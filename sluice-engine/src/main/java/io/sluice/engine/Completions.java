@@ -139,6 +139,7 @@ final class Completions {
     return override != null ? override : serverDefault;
   }
 
+  /** {@code a + b} for a non-negative {@code b}, at most {@link Long#MAX_VALUE} ("never"). */
   static long saturatingAdd(long a, long b) {
     long sum = a + b;
     return sum < a ? Long.MAX_VALUE : sum;

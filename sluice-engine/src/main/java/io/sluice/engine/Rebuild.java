@@ -88,8 +88,8 @@ final class Rebuild {
   /** Puts the rebuilt copy of a job back in its stream; false when the store no longer has it. */
   private boolean rehold(Job before, WorkerSession session, long dequeuedAtMs, long nowMs) {
     Job job = rebuilt.jobs.get(before.id());
-    if (job == null || job.status().isTerminal() || job.status() == JobStatus.IN_FLIGHT
-        || job.pending()) {
+    // A job rebuilt from the store is never pending; one already re-held is in flight.
+    if (job == null || job.status().isTerminal() || job.status() == JobStatus.IN_FLIGHT) {
       return false;
     }
     rebuilt.streams.restore(job, session, dequeuedAtMs, nowMs);

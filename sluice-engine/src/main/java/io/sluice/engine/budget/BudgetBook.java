@@ -104,7 +104,7 @@ public final class BudgetBook {
 
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    keepPreImage(budget);
     budget.replace(policy, nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
@@ -115,7 +115,7 @@ public final class BudgetBook {
    * is dispatched and its drip stops; its heads are looked at again, to wait for the end.
    */
   public void pause(Budget budget, long untilMs, long nowMs) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    keepPreImage(budget);
     budget.bucket().pause(untilMs, nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
@@ -123,16 +123,21 @@ public final class BudgetBook {
 
   /** Ends the budget's pause at once. */
   public void resume(Budget budget, long nowMs) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    keepPreImage(budget);
     budget.bucket().resume(nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
   }
 
   public void remove(Budget budget) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    keepPreImage(budget);
     budgets.remove(budget.key());
     publisher.changed(budget);
+  }
+
+  /** Keeps the bucket as it was before this turn's first change of it (see {@link #takeReplaced}). */
+  private void keepPreImage(Budget budget) {
+    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
   }
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
@@ -292,13 +297,9 @@ public final class BudgetBook {
     if (!isHeadOfAnyFor(job, queues)) {
       return Admission.SKIP;
     }
-    for (Binding binding : job.budgets()) {
-      Availability availability =
-          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
-      if (availability.kind() != Availability.Kind.NOW) {
-        evaluate(job, nowMs);
-        return Admission.DROP;
-      }
+    if (!allPayNow(job, nowMs)) {
+      evaluate(job, nowMs);
+      return Admission.DROP;
     }
     return Admission.ADMIT;
   }
@@ -337,9 +338,11 @@ public final class BudgetBook {
 
   /** True when the job is a parked head that its budgets can pay for now. */
   public boolean canPayNow(Job job, long nowMs) {
-    if (!parked.contains(job) || !isHeadOfAny(job)) {
-      return false;
-    }
+    return parked.contains(job) && isHeadOfAny(job) && allPayNow(job, nowMs);
+  }
+
+  /** Every budget of the job can pay its cost now (all or nothing, nothing taken). */
+  private boolean allPayNow(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
       Availability availability =
           budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
