@@ -6,17 +6,8 @@ import static io.sluice.cli.http.ServerFixture.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,20 +32,13 @@ class KeepAliveHttpTest {
 
   /** One HTTP/1.1 connection that reconnects only when the server closed the previous one. */
   static final class Connection implements AutoCloseable {
-    private Socket socket;
-    private InputStream in;
-    private OutputStream out;
+    private RawHttp raw;
     int connects;
 
     Response exchange(String method, String path, String contentType, byte[] body,
         String... headers) throws IOException {
-      if (socket == null) {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", server.port()),
-            (int) ServerFixture.TIMEOUT.toMillis());
-        socket.setSoTimeout((int) ServerFixture.TIMEOUT.toMillis());
-        in = new BufferedInputStream(socket.getInputStream());
-        out = socket.getOutputStream();
+      if (raw == null) {
+        raw = RawHttp.connect(server.port());
         connects++;
       }
       StringBuilder head = new StringBuilder()
@@ -67,59 +51,23 @@ class KeepAliveHttpTest {
         head.append(headers[i]).append(": ").append(headers[i + 1]).append("\r\n");
       }
       head.append("Content-Length: ").append(body == null ? 0 : body.length).append("\r\n\r\n");
-      out.write(head.toString().getBytes(StandardCharsets.US_ASCII));
+      raw.send(head.toString());
       if (body != null) {
-        out.write(body);
+        raw.send(body);
       }
-      out.flush();
-      Response response = read();
+      RawHttp.Response read = raw.read();
+      Response response = new Response(read.status(), read.headers(), read.body());
       if (response.closes()) {
         close();
       }
       return response;
     }
 
-    private Response read() throws IOException {
-      String statusLine = line();
-      int status = Integer.parseInt(statusLine.split(" ")[1]);
-      Map<String, String> headers = new HashMap<>();
-      for (String h = line(); !h.isEmpty(); h = line()) {
-        int colon = h.indexOf(':');
-        headers.put(h.substring(0, colon).trim().toLowerCase(Locale.ROOT),
-            h.substring(colon + 1).trim());
-      }
-      ByteArrayOutputStream body = new ByteArrayOutputStream();
-      if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-        for (int size = Integer.parseInt(line().split(";")[0].trim(), 16); size > 0;
-            size = Integer.parseInt(line().split(";")[0].trim(), 16)) {
-          body.write(in.readNBytes(size));
-          line();
-        }
-        line();
-      } else if (headers.containsKey("content-length")) {
-        body.write(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
-      }
-      return new Response(status, headers, body.toByteArray());
-    }
-
-    private String line() throws IOException {
-      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-      int b;
-      while ((b = in.read()) >= 0 && b != '\n') {
-        bytes.write(b);
-      }
-      if (b < 0) {
-        throw new EOFException("connection closed mid-response");
-      }
-      String text = bytes.toString(StandardCharsets.US_ASCII);
-      return text.endsWith("\r") ? text.substring(0, text.length() - 1) : text;
-    }
-
     @Override
     public void close() throws IOException {
-      if (socket != null) {
-        socket.close();
-        socket = null;
+      if (raw != null) {
+        raw.close();
+        raw = null;
       }
     }
   }
