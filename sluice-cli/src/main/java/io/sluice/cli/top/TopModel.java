@@ -77,7 +77,12 @@ public final class TopModel {
   /** The connection ended or could not be made. */
   public void disconnected(String reason) {
     connected = false;
-    notice = "disconnected: " + reason + " (q quits)";
+    notice = "disconnected: " + reason + "; reconnecting (q quits)";
+  }
+
+  /** The feed is back after a disconnection. */
+  public void reconnected() {
+    notice = "reconnected";
   }
 
   private void status(JsonNode message, long nowMs) {

@@ -28,6 +28,7 @@ public final class SluiceProcess {
   private final int port;
   private final int adminPort;
   private final String scheme;
+  private final SSLContext sslContext;
   private final HttpClient http;
 
   private SluiceProcess(Process process, Path log, int port, int adminPort,
@@ -37,6 +38,7 @@ public final class SluiceProcess {
     this.port = port;
     this.adminPort = adminPort;
     this.scheme = sslContext == null ? "http" : "https";
+    this.sslContext = sslContext;
     HttpClient.Builder http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Duration.ofSeconds(5));
@@ -96,6 +98,29 @@ public final class SluiceProcess {
     while (adminPort == port) {
       adminPort = freePort();
     }
+    return launch(rootDir, log, jvmArgs, serveArgs, sslContext, env, port, adminPort);
+  }
+
+  /**
+   * Starts a server on the same root directory and ports as this one, which must have stopped
+   * (clients that know its address find the new one), and waits until it is healthy.
+   */
+  public SluiceProcess restart(Path rootDir, Path newLog, Duration healthTimeout)
+      throws Exception {
+    SluiceProcess server = launch(rootDir, newLog, List.of(), List.of("--warm-up-jobs", "0"),
+        sslContext, Map.of(), port, adminPort);
+    try {
+      server.awaitHealthy(healthTimeout);
+    } catch (Throwable e) {
+      server.forceStop();
+      throw e;
+    }
+    return server;
+  }
+
+  private static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
+      List<String> serveArgs, SSLContext sslContext, Map<String, String> env, int port,
+      int adminPort) throws Exception {
     String javaBin = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     List<String> command = new ArrayList<>(List.of(javaBin));

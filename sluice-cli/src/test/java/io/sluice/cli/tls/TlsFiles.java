@@ -7,8 +7,8 @@ import java.nio.file.Path;
 import javax.net.ssl.SSLContext;
 
 /** A CA, a server certificate for localhost and 127.0.0.1, and client certificates, as written by {@code sluice tls init}. */
-record TlsFiles(Path dir) {
-  static TlsFiles init(Path dir, String... clients) throws Exception {
+public record TlsFiles(Path dir) {
+  public static TlsFiles init(Path dir, String... clients) throws Exception {
     java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("tls", "init",
         "--out-dir", dir.toString(), "--san", "localhost", "--san", "127.0.0.1"));
     for (String client : clients) {
@@ -20,23 +20,23 @@ record TlsFiles(Path dir) {
     return new TlsFiles(dir);
   }
 
-  Path caCert() {
+  public Path caCert() {
     return dir.resolve("ca-cert.pem");
   }
 
-  Path serverCert() {
+  public Path serverCert() {
     return dir.resolve("server-cert.pem");
   }
 
-  Path serverKey() {
+  public Path serverKey() {
     return dir.resolve("server-key.pem");
   }
 
-  Path clientCert(String name) {
+  public Path clientCert(String name) {
     return dir.resolve("client-" + name + "-cert.pem");
   }
 
-  Path clientKey(String name) {
+  public Path clientKey(String name) {
     return dir.resolve("client-" + name + "-key.pem");
   }
 

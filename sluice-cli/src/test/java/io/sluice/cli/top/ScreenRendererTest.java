@@ -140,7 +140,7 @@ class ScreenRendererTest {
     List<Line> screen = ScreenRenderer.render(model, WIDTH, HEIGHT, NOW_MS);
     assertThat(screen.get(0).text()).endsWith("NOT CONNECTED");
     assertThat(promptLine()).isEqualTo("disconnected: the server closed the connection (1006)"
-        + " (q quits)");
+        + "; reconnecting (q quits)");
   }
 
   private String promptLine() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.sluice.cli.crash.SluiceProcess;
+import io.sluice.cli.tls.TlsFiles;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,7 @@ class TopEndToEndTest {
         "tmux is not installed (CI installs it)");
     SluiceProcess server = SluiceProcess.start(tempDir.resolve("root"),
         tempDir.resolve("server.log"), WAIT);
-    try (TmuxPane pane = TmuxPane.start(topScript(server), COLUMNS, ROWS)) {
+    try (TmuxPane pane = TmuxPane.start(topScript(plainUrl(server)), COLUMNS, ROWS)) {
       List<String> mail = enqueue(server, "mail-eu", "email.send", 5);
       List<String> pdf = enqueue(server, "render", "pdf.render", 3);
       post(server, "/budgets/partner-api",
@@ -91,13 +92,74 @@ class TopEndToEndTest {
     }
   }
 
-  /** A script that runs {@code sluice top} from the test classpath against the server. */
-  private Path topScript(SluiceProcess server) throws Exception {
+  @Test
+  void reconnectsWhenTheServerComesBackOnTheSameAddress() throws Exception {
+    assumeTrue(System.getenv("CI") != null || TmuxPane.available(),
+        "tmux is not installed (CI installs it)");
+    Path root = tempDir.resolve("root");
+    SluiceProcess server = SluiceProcess.start(root, tempDir.resolve("server.log"), WAIT);
+    SluiceProcess restarted = null;
+    try (TmuxPane pane = TmuxPane.start(topScript(plainUrl(server)), COLUMNS, ROWS)) {
+      enqueue(server, "mail-eu", "email.send", 2);
+      pane.await(s -> s.contains("Ready (2)"), "the counts", WAIT);
+
+      server.forceStop();
+      pane.await(s -> s.contains("NOT CONNECTED") && s.contains("reconnecting"),
+          "the lost connection", WAIT);
+      restarted = server.restart(root, tempDir.resolve("server-2.log"), WAIT);
+      enqueue(restarted, "mail-eu", "email.send", 1);
+
+      String back = pane.await(s -> s.contains("Ready (3)") && !s.contains("NOT CONNECTED"),
+          "the restarted server's counts", WAIT);
+      assertThat(back).contains("reconnected");
+      assertThat(pane.running()).isTrue();
+      pane.keys("q");
+    } finally {
+      server.forceStop();
+      if (restarted != null) {
+        restarted.forceStop();
+      }
+    }
+  }
+
+  @Test
+  void readsAnAdminListenerThatRequiresAClientCertificate() throws Exception {
+    assumeTrue(System.getenv("CI") != null || TmuxPane.available(),
+        "tmux is not installed (CI installs it)");
+    TlsFiles admin = TlsFiles.init(tempDir.resolve("admin-tls"), "operator");
+    SluiceProcess server = SluiceProcess.start(tempDir.resolve("root"),
+        tempDir.resolve("server.log"), WAIT, List.of(), List.of("--warm-up-jobs", "0",
+            "--admin-tls-cert", admin.serverCert().toString(),
+            "--admin-tls-key", admin.serverKey().toString(),
+            "--admin-tls-client-ca", admin.caCert().toString()));
+    String topArguments = "https://127.0.0.1:" + server.adminPort()
+        + " --ca-cert " + admin.caCert() + " --client-cert " + admin.clientCert("operator")
+        + " --client-key " + admin.clientKey("operator");
+    try (TmuxPane pane = TmuxPane.start(topScript(topArguments), COLUMNS, ROWS)) {
+      enqueue(server, "render", "pdf.render", 4);
+      String screen = pane.await(s -> s.contains("Ready (4)"), "the counts over mTLS", WAIT);
+      assertThat(screen).contains("https://127.0.0.1:" + server.adminPort())
+          .doesNotContain("NOT CONNECTED");
+      pane.keys("q");
+    } finally {
+      server.forceStop();
+    }
+  }
+
+  private static String plainUrl(SluiceProcess server) {
+    return "http://127.0.0.1:" + server.adminPort();
+  }
+
+  /**
+   * A script that runs {@code sluice top} from the test classpath; {@code urlAndOptions} follow
+   * {@code --url}.
+   */
+  private Path topScript(String urlAndOptions) throws Exception {
     String java = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     Path arguments = tempDir.resolve("top.args");
     Files.writeString(arguments, "-cp \"" + System.getProperty("java.class.path") + "\"\n"
-        + "io.sluice.cli.Main top --url http://127.0.0.1:" + server.adminPort() + " -r 200\n");
+        + "io.sluice.cli.Main top --url " + urlAndOptions + " -r 200\n");
     Path script = tempDir.resolve("top.sh");
     Files.writeString(script, "#!/bin/sh\nexec '" + java + "' @" + arguments + " 2>"
         + tempDir.resolve("top.err") + "\n");
