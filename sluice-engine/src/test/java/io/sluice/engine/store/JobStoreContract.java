@@ -751,7 +751,8 @@ public abstract class JobStoreContract {
       JobId throttled = ids.next(T0);
       commit(new Mutation.PutJob(plainJob(throttled)),
           new Mutation.PutError(throttled, new ErrorRecord(1, 1, "429", null, null, T0, T0, true)),
-          new Mutation.PutError(throttled, new ErrorRecord(2, 1, "500", null, null, T0, T0, false)));
+          new Mutation.PutError(throttled,
+              new ErrorRecord(2, 1, "500", null, null, T0, T0, false)));
 
       commit(new Mutation.DeleteJob(throttled, 2));
       restart();
