@@ -16,17 +16,24 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Binary encoding of job records (without payload), budget policies and error records. Each record starts with a
- * format version byte so that later versions can read older data.
+ * Binary encoding of job records (without payload), budget policies and error records. Each
+ * record starts with a format version byte so that later versions can read older data.
  */
 final class RecordCodec {
-  /** Version 2 added budget bindings; version 1 records (no bindings) are still read. */
-  private static final int JOB_FORMAT = 2;
+  /**
+   * Version 3 added the number of error records (X6: a throttled failure adds one without
+   * counting an attempt); version 2 records (with bindings) and version 1 records (without) are
+   * still read, with as many error records as attempts, which always held before throttling.
+   */
+  private static final int JOB_FORMAT = 3;
+  private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
   /** Version 2 added the end of the budget's pause (X6); version 1 records are still read. */
   private static final int BUDGET_FORMAT = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
-  private static final int ERROR_FORMAT = 1;
+  /** Version 2 added whether the failure was throttled (X6); version 1 records were not. */
+  private static final int ERROR_FORMAT = 2;
+  private static final int ERROR_FORMAT_UNTHROTTLED = 1;
   private static final int HAS_RETRY_LIMIT = 1;
   private static final int HAS_BACKOFF = 2;
   private static final int HAS_COMPLETED_RETENTION = 4;
@@ -84,13 +91,15 @@ final class RecordCodec {
           .writeString(job.batch().when())
           .writeString(job.batch().fold());
     }
+    out.writeInt(job.errorRecords());
     return out.toByteArray();
   }
 
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_ERROR_COUNT
+        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -113,7 +122,7 @@ final class RecordCodec {
     RetentionPolicy retention =
         completedMs == null && deadMs == null ? null : new RetentionPolicy(completedMs, deadMs);
     List<Binding> budgets = new ArrayList<>();
-    if (format == JOB_FORMAT) {
+    if (format != JOB_FORMAT_WITHOUT_BINDINGS) {
       for (int i = in.readInt(); i > 0; i--) {
         budgets.add(new Binding(in.readString(), in.readLong()));
       }
@@ -124,9 +133,10 @@ final class RecordCodec {
     BatchConfig batch = (flags & HAS_BATCH) != 0
         ? new BatchConfig(in.readString(), in.readString(), in.readString())
         : null;
+    int errorRecords = format == JOB_FORMAT ? in.readInt() : attempts;
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
         backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
-        List.copyOf(budgets), unique, batch);
+        List.copyOf(budgets), unique, batch, errorRecords);
   }
 
   static byte[] encodeBudget(BudgetView budget) {
@@ -168,6 +178,7 @@ final class RecordCodec {
     return new BudgetView(key, policy, createdAtMs, updatedAtMs, pausedUntilMs);
   }
 
+  /** The body of an error record; its sequence is in its key. */
   static byte[] encodeError(ErrorRecord error) {
     return new RecordWriter()
         .writeByte(ERROR_FORMAT)
@@ -177,16 +188,25 @@ final class RecordCodec {
         .writeOptionalString(error.backtrace())
         .writeLong(error.dequeuedAtMs())
         .writeLong(error.failedAtMs())
+        .writeByte(error.throttled() ? 1 : 0)
         .toByteArray();
   }
 
-  static ErrorRecord decodeError(byte[] bytes) {
+  /** The error record stored under {@code sequence}. */
+  static ErrorRecord decodeError(int sequence, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != ERROR_FORMAT) {
+    if (format != ERROR_FORMAT && format != ERROR_FORMAT_UNTHROTTLED) {
       throw new IllegalStateException("unknown error record format " + format);
     }
-    return new ErrorRecord(in.readInt(), in.readString(), in.readOptionalString(),
-        in.readOptionalString(), in.readLong(), in.readLong());
+    int attempt = in.readInt();
+    String message = in.readString();
+    String errorType = in.readOptionalString();
+    String backtrace = in.readOptionalString();
+    long dequeuedAtMs = in.readLong();
+    long failedAtMs = in.readLong();
+    boolean throttled = format == ERROR_FORMAT && in.readByte() == 1;
+    return new ErrorRecord(sequence, attempt, message, errorType, backtrace, dequeuedAtMs,
+        failedAtMs, throttled);
   }
 }
