@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
  *       keys sort in creation order.
  *   <li>{@code errors}: job id (16 bytes) followed by the attempt number as an unsigned 32-bit
  *       integer (4 bytes), so one job's records are contiguous and sorted by attempt.
- *   <li>{@code budgets}, {@code crons}: the budget key or cron group name as UTF-8 bytes.
+ *   <li>{@code budgets}, {@code bucket_states}, {@code crons}: the budget key or cron group name
+ *       as UTF-8 bytes.
  *   <li>{@code pointers}: one byte for the pointer kind, then the key as UTF-8 bytes; the value
  *       is the job key.
  * </ul>
