@@ -354,10 +354,33 @@ public final class Engine {
     rooms.due.run(nowMs);
   }
 
-  /** Ends the current turn, returning its durable effects. */
+  /**
+   * Ends the current turn, returning its durable effects: what its commands wrote, then the token
+   * state of every durable budget that changed since the last turn (X4), once per budget.
+   */
   public Turn takeTurn() {
     publish();
-    return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced());
+    rooms.budgets.takeChangedTokenStates().forEach((key, state) ->
+        rooms.writes.write(new Mutation.PutBucketState(key, state)));
+    return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced(),
+        rooms.dispatcher.takeAwaitingCommit());
+  }
+
+  /**
+   * True when the last dispatch left deliveries that wait for the commit of their durable
+   * budgets' token state (X4): the loop must take and commit a turn now, not wait for the next
+   * command.
+   */
+  public boolean awaitsCommit() {
+    return rooms.dispatcher.awaitsCommit();
+  }
+
+  /**
+   * Writes to their streams the deliveries that waited for this turn's commit (engine thread, once
+   * the turn is durable).
+   */
+  public void deliverCommitted(Turn turn) {
+    rooms.dispatcher.committed(turn.awaitingCommit());
   }
 
   /** Makes what changed visible to other threads: budget states and queue counts. */

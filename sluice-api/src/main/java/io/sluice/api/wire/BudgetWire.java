@@ -37,7 +37,8 @@ public final class BudgetWire {
         ? null : nested.u64(strategy, "duration_ms");
     Long burst = Fields.absent(strategy, "burst")
         ? null : nested.unsigned(strategy, "burst", U32_MAX);
-    return new PolicySpec(allocation, type, durationMs, burst);
+    boolean durable = !Fields.absent(node, "durable") && fields.bool(node, "durable");
+    return new PolicySpec(allocation, type, durationMs, burst, durable);
   }
 
   /** A pause body (X6): exactly one of {@code for_ms} and {@code until}. */
@@ -60,10 +61,12 @@ public final class BudgetWire {
     fields.object(node, "the budget patch");
     rejectNull(node, "allocation", "allocation");
     rejectNull(node, "strategy", "strategy");
+    rejectNull(node, "durable", "durable");
     Long allocation = node.has("allocation") ? fields.unsigned(node, "allocation", U32_MAX) : null;
+    Boolean durable = node.has("durable") ? fields.bool(node, "durable") : null;
     JsonNode strategy = node.get("strategy");
     if (strategy == null) {
-      return new PolicyPatch(allocation, null, null, null, false);
+      return new PolicyPatch(allocation, null, null, null, false, durable);
     }
     Fields nested = fields.nested("strategy");
     nested.object(strategy, "strategy");
@@ -74,7 +77,7 @@ public final class BudgetWire {
     boolean clearBurst = strategy.has("burst") && strategy.get("burst").isNull();
     Long burst = strategy.has("burst") && !clearBurst
         ? nested.unsigned(strategy, "burst", U32_MAX) : null;
-    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst);
+    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, durable);
   }
 
   private static void rejectNull(JsonNode node, String field, String name) {
@@ -166,6 +169,10 @@ public final class BudgetWire {
       }
     }
     gen.writeEndObject();
+    if (policy.durable()) {
+      // X4: shown only when true, so a budget without it serialises as BUDGETS.md §2.1.
+      gen.writeBooleanField("durable", true);
+    }
     gen.writeNumberField("created_at", budget.createdAtMs());
     gen.writeNumberField("updated_at", budget.updatedAtMs());
   }

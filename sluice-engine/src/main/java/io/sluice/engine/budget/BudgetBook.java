@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -33,6 +35,11 @@ public final class BudgetBook {
   private final HeadVerdicts verdicts = new HeadVerdicts();
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
+  /**
+   * Budgets whose stored token state (X4) this turn changed: written once at the end of the turn
+   * ({@link #takeChangedTokenStates}), however many jobs it charged.
+   */
+  private final Set<Budget> tokenStateChanged = new LinkedHashSet<>();
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
@@ -87,10 +94,14 @@ public final class BudgetBook {
     Budget budget = new Budget(key, policy, nowMs, nowMs, nowMs);
     budgets.put(key, budget);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     return budget;
   }
 
-  /** Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10). */
+  /**
+   * Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10); a durable one
+   * then takes its stored state ({@link #resumeTokenState}).
+   */
   public Budget restore(BudgetView stored, long nowMs) {
     Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
         stored.updatedAtMs(), nowMs);
@@ -102,11 +113,24 @@ public final class BudgetBook {
     return budget;
   }
 
+  /**
+   * A durable budget's stored token state (X4), after {@link #restore}: the bucket resumes from it
+   * and refills for the time since. Ignored for a budget that does not keep its state.
+   */
+  public void resumeTokenState(String key, BucketState stored) {
+    Budget budget = budgets.get(key);
+    if (budget != null && budget.policy().storesTokenState()) {
+      budget.bucket().resumeFrom(stored);
+      publisher.changed(budget);
+    }
+  }
+
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
     keepPreImage(budget);
     budget.replace(policy, nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -118,6 +142,7 @@ public final class BudgetBook {
     keepPreImage(budget);
     budget.bucket().pause(untilMs, nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -126,6 +151,7 @@ public final class BudgetBook {
     keepPreImage(budget);
     budget.bucket().resume(nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -138,6 +164,30 @@ public final class BudgetBook {
   /** Keeps the bucket as it was before this turn's first change of it (see {@link #takeReplaced}). */
   private void keepPreImage(Budget budget) {
     replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+  }
+
+  private void markTokenStateChanged(Budget budget) {
+    if (budget.policy().storesTokenState()) {
+      tokenStateChanged.add(budget);
+    }
+  }
+
+  /**
+   * Hands over (and forgets) the token state of every budget that keeps it and whose state
+   * changed since the last call, by key, for the turn's commit batch (X4).
+   */
+  public Map<String, BucketState> takeChangedTokenStates() {
+    if (tokenStateChanged.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, BucketState> states = new LinkedHashMap<>();
+    for (Budget budget : tokenStateChanged) {
+      if (budgets.get(budget.key()) == budget && budget.policy().storesTokenState()) {
+        states.put(budget.key(), budget.bucket().state());
+      }
+    }
+    tokenStateChanged.clear();
+    return states;
   }
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
@@ -304,15 +354,25 @@ public final class BudgetBook {
     return Admission.ADMIT;
   }
 
-  /** Takes an admitted job's tokens from every budget; it leaves its waiting queues. */
-  public void charge(Job job, long nowMs) {
+  /**
+   * Takes an admitted job's tokens from every budget; it leaves its waiting queues. Returns true
+   * when one of those budgets keeps its token state (X4): the job must not reach its worker before
+   * that state is committed.
+   */
+  public boolean charge(Job job, long nowMs) {
+    boolean chargedStoredState = false;
     for (Binding binding : job.budgets()) {
       Budget budget = budgets.get(binding.key());
       budget.bucket().tryAcquire(binding.cost(), nowMs);
       budget.dispatched(binding.cost());
       publisher.changed(budget);
+      if (budget.policy().storesTokenState()) {
+        tokenStateChanged.add(budget);
+        chargedStoredState = true;
+      }
     }
     unpark(job, nowMs);
+    return chargedStoredState;
   }
 
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */

@@ -8,7 +8,8 @@ import java.math.BigInteger;
  *
  * <p>Owned by the engine thread. Invariants: {@code 0 <= tokens <= capacity}; {@code 0 <= accrued
  * < durationMs} (time_based); {@code debt >= 0}, and {@code tokens == 0} while {@code debt > 0}.
- * Not persisted (a bucket starts full), except the end of a pause, stored with the budget.
+ * Not persisted (a bucket starts full) unless its budget is durable (X4, {@link #state}); the
+ * end of a pause is stored with the budget.
  */
 public final class TokenBucket {
   private BudgetPolicy policy;
@@ -50,6 +51,22 @@ public final class TokenBucket {
     debt = other.debt;
     lastRefillMs = other.lastRefillMs;
     pausedUntilMs = other.pausedUntilMs;
+  }
+
+  /** T, K, D and L as they are now, for a durable budget's stored record (X4). */
+  public BucketState state() {
+    return new BucketState(tokens, accrued, debt, lastRefillMs);
+  }
+
+  /**
+   * Resumes from a stored state (X4), keeping the policy and the pause end: the next refill
+   * accrues for all the time since the stored {@code L}, as if the process had never stopped.
+   */
+  public void resumeFrom(BucketState stored) {
+    tokens = stored.tokens();
+    accrued = stored.accrued();
+    debt = stored.debt();
+    lastRefillMs = stored.lastRefillMs();
   }
 
   /**

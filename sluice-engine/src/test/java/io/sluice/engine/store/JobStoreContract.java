@@ -8,6 +8,7 @@ import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineHarness;
 import io.sluice.engine.job.Binding;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;
@@ -194,6 +195,12 @@ public abstract class JobStoreContract {
     List<BudgetView> found = new ArrayList<>();
     store.scanBudgets(found::add);
     found.sort(Comparator.comparing(BudgetView::key));
+    return found;
+  }
+
+  private Map<String, BucketState> bucketStates() {
+    Map<String, BucketState> found = new TreeMap<>();
+    store.scanBucketStates(found::put);
     return found;
   }
 
@@ -789,6 +796,32 @@ public abstract class JobStoreContract {
     }
 
     @Test
+    void keepsADurableBudgetAndItsTokenState() {
+      BudgetView durable = new BudgetView("durable",
+          new BudgetPolicy(10, StrategyType.TIME_BASED, 60_000, null, true), T0, T0);
+      BucketState state = new BucketState(3, 42_000, 0, T0 + 7_000);
+      commit(new Mutation.PutBudget(durable), new Mutation.PutBucketState("durable", state));
+      commit(new Mutation.PutBucketState("durable", new BucketState(2, 0, 0, T0 + 8_000)));
+
+      restart();
+      assertThat(budgets()).containsExactly(durable);
+      assertThat(bucketStates())
+          .containsExactly(Map.entry("durable", new BucketState(2, 0, 0, T0 + 8_000)));
+    }
+
+    @Test
+    void forgetsATokenStateDeletedAloneOrWithItsBudget() {
+      BucketState state = new BucketState(3, 0, 0, T0);
+      commit(new Mutation.PutBudget(budget("kept", 10)), new Mutation.PutBudget(budget("gone", 10)),
+          new Mutation.PutBucketState("kept", state), new Mutation.PutBucketState("gone", state));
+      commit(new Mutation.DeleteBucketState("kept"), new Mutation.DeleteBudget("gone"));
+
+      restart();
+      assertThat(budgets()).containsExactly(budget("kept", 10));
+      assertThat(bucketStates()).isEmpty();
+    }
+
+    @Test
     void keepsOnlyTheLatestPolicyOfABudget() {
       commit(new Mutation.PutBudget(budget("img", 6)));
       commit(new Mutation.PutBudget(budget("img", 12)));
@@ -1018,6 +1051,7 @@ public abstract class JobStoreContract {
       uses.put("scanJobs by index", () -> store.scanJobs(emails, null, false));
       uses.put("countJobs", () -> store.countJobs(emails));
       uses.put("scanBudgets", () -> store.scanBudgets(budget -> { }));
+      uses.put("scanBucketStates", () -> store.scanBucketStates((key, state) -> { }));
       for (Mutation.Pointer kind : Mutation.Pointer.values()) {
         uses.put("scanPointers " + kind, () -> store.scanPointers(kind, (key, job) -> { }));
       }

@@ -1,6 +1,7 @@
 package io.sluice.store.rocks;
 
 import io.sluice.engine.job.Binding;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;
@@ -28,9 +29,14 @@ final class RecordCodec {
   private static final int JOB_FORMAT = 3;
   private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
-  /** Version 2 added the end of the budget's pause (X6); version 1 records are still read. */
-  private static final int BUDGET_FORMAT = 2;
+  /**
+   * Version 3 added {@code durable} (X4), version 2 the end of the budget's pause (X6); records of
+   * versions 1 and 2 are still read (not durable; version 1 not paused).
+   */
+  private static final int BUDGET_FORMAT = 3;
+  private static final int BUDGET_FORMAT_PAUSABLE = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
+  private static final int BUCKET_STATE_FORMAT = 1;
   /** Version 2 added whether the failure was throttled (X6); version 1 records were not. */
   private static final int ERROR_FORMAT = 2;
   private static final int ERROR_FORMAT_UNTHROTTLED = 1;
@@ -152,13 +158,15 @@ final class RecordCodec {
         .writeLong(budget.updatedAtMs())
         .writeByte(budget.pausedUntilMs() == null ? 0 : 1)
         .writeLong(budget.pausedUntilMs() == null ? 0 : budget.pausedUntilMs())
+        .writeByte(policy.durable() ? 1 : 0)
         .toByteArray();
   }
 
   static BudgetView decodeBudget(String key, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_UNPAUSED) {
+    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_PAUSABLE
+        && format != BUDGET_FORMAT_UNPAUSED) {
       throw new IllegalStateException("unknown budget record format " + format + " for " + key);
     }
     long allocation = in.readLong();
@@ -166,16 +174,37 @@ final class RecordCodec {
     long durationMs = in.readLong();
     boolean hasBurst = in.readByte() == 1;
     long burst = in.readLong();
-    BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null);
     long createdAtMs = in.readLong();
     long updatedAtMs = in.readLong();
     Long pausedUntilMs = null;
-    if (format == BUDGET_FORMAT) {
+    if (format != BUDGET_FORMAT_UNPAUSED) {
       boolean paused = in.readByte() == 1;
       long until = in.readLong();
       pausedUntilMs = paused ? until : null;
     }
+    boolean durable = format == BUDGET_FORMAT && in.readByte() == 1;
+    BudgetPolicy policy =
+        new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null, durable);
     return new BudgetView(key, policy, createdAtMs, updatedAtMs, pausedUntilMs);
+  }
+
+  static byte[] encodeBucketState(BucketState state) {
+    return new RecordWriter()
+        .writeByte(BUCKET_STATE_FORMAT)
+        .writeLong(state.tokens())
+        .writeLong(state.accrued())
+        .writeLong(state.debt())
+        .writeLong(state.lastRefillMs())
+        .toByteArray();
+  }
+
+  static BucketState decodeBucketState(String key, byte[] bytes) {
+    RecordReader in = new RecordReader(bytes);
+    int format = in.readByte();
+    if (format != BUCKET_STATE_FORMAT) {
+      throw new IllegalStateException("unknown bucket state format " + format + " for " + key);
+    }
+    return new BucketState(in.readLong(), in.readLong(), in.readLong(), in.readLong());
   }
 
   /** The body of an error record; its sequence is in its key. */
