@@ -20,8 +20,12 @@ import java.util.List;
  * format version byte so that later versions can read older data.
  */
 final class RecordCodec {
-  /** Version 2 added budget bindings; version 1 records (no bindings) are still read. */
-  private static final int JOB_FORMAT = 2;
+  /**
+   * Version 3 added each binding's settled cost (X5), version 2 budget bindings; version 2
+   * records (nothing settled) and version 1 records (no bindings) are still read.
+   */
+  private static final int JOB_FORMAT = 3;
+  private static final int JOB_FORMAT_UNSETTLED = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
   /** Version 2 added the end of the budget's pause (X6); version 1 records are still read. */
   private static final int BUDGET_FORMAT = 2;
@@ -75,6 +79,11 @@ final class RecordCodec {
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
       out.writeString(binding.key()).writeLong(binding.cost());
+      if (binding.settledCost() == null) {
+        out.writeByte(0);
+      } else {
+        out.writeByte(1).writeLong(binding.settledCost());
+      }
     }
     if (job.unique() != null) {
       out.writeString(job.unique().key()).writeByte(job.unique().scope().ordinal());
@@ -90,7 +99,8 @@ final class RecordCodec {
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_UNSETTLED
+        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -113,9 +123,12 @@ final class RecordCodec {
     RetentionPolicy retention =
         completedMs == null && deadMs == null ? null : new RetentionPolicy(completedMs, deadMs);
     List<Binding> budgets = new ArrayList<>();
-    if (format == JOB_FORMAT) {
+    if (format != JOB_FORMAT_WITHOUT_BINDINGS) {
       for (int i = in.readInt(); i > 0; i--) {
-        budgets.add(new Binding(in.readString(), in.readLong()));
+        String key = in.readString();
+        long cost = in.readLong();
+        Long settledCost = format == JOB_FORMAT && in.readByte() == 1 ? in.readLong() : null;
+        budgets.add(new Binding(key, cost, settledCost));
       }
     }
     UniqueKey unique = (flags & HAS_UNIQUE) != 0
