@@ -182,14 +182,14 @@ final class JobRoutes {
   private void complete(Exchange ex, String rawId) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
+    JobId id = JobId.parseOrNull(rawId);
+    if (id == null) {
+      throw new SluiceException.NotFound("job not found in in-flight set");
+    }
     ex.respond(ex.bodyIfAny(), body -> {
       Fields fields = new Fields(ex.requestFormat(), "");
       fields.object(body, "the request");
       List<Settlement> settlements = SettlementParser.budgets(fields, body);
-      JobId id = JobId.parseOrNull(rawId);
-      if (id == null) {
-        throw new SluiceException.NotFound("job not found in in-flight set");
-      }
       ex.respond(engine.call(EngineLoop.Kind.COMPLETE, (eng, nowMs) -> {
         eng.complete(id, settlements, nowMs);
         return null;

@@ -87,18 +87,15 @@ public final class Exchange {
   }
 
   /**
-   * The body for an endpoint that used to ignore it: an absent or empty body reads as {@code {}}
-   * whatever the Content-Type (so old clients are not refused); any other is decoded like
-   * {@link #body}.
+   * The body for an endpoint that used to ignore it: an absent or empty body, or one whose
+   * Content-Type is neither JSON nor MessagePack, reads as {@code {}} (so old clients are not
+   * refused); any other is decoded like {@link #body}.
    */
   public Future<JsonNode> bodyIfAny() {
     return BodyReader.read(request, limits).map(bytes -> {
-      if (bytes.length == 0) {
-        return Format.JSON.mapper().createObjectNode();
-      }
       Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
-      if (format == null) {
-        throw new Negotiation.UnsupportedMediaType();
+      if (bytes.length == 0 || format == null) {
+        return Format.JSON.mapper().createObjectNode();
       }
       return Bodies.tree(format, Bodies.checked(format, bytes));
     });
