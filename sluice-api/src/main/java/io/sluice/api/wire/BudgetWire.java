@@ -127,7 +127,7 @@ public final class BudgetWire {
     gen.writeNumberField("as_of", asOfMs);
     gen.writeNumberField("tokens", state.tokensAt(asOfMs));
     gen.writeNumberField("capacity", state.capacity());
-    gen.writeNumberField("debt", state.debt());
+    gen.writeNumberField("debt", state.debtAt(asOfMs));
     writeJobsAndCost(gen, "in_flight", state.inFlightJobs(), state.inFlightCost());
     writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
     writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
@@ -177,7 +177,10 @@ public final class BudgetWire {
     gen.writeNumberField("updated_at", budget.updatedAtMs());
   }
 
-  /** A job's bindings as {@code "budgets": [{key, cost}]}, omitted when there are none. */
+  /**
+   * A job's bindings as {@code "budgets": [{key, cost, settled_cost?}]}, omitted when there are
+   * none; {@code settled_cost} only on a settled binding (X5).
+   */
   public static void writeBindings(JsonGenerator gen, List<Binding> bindings) throws IOException {
     if (bindings.isEmpty()) {
       return;
@@ -187,6 +190,9 @@ public final class BudgetWire {
       gen.writeStartObject();
       gen.writeStringField("key", binding.key());
       gen.writeNumberField("cost", binding.cost());
+      if (binding.settledCost() != null) {
+        gen.writeNumberField("settled_cost", binding.settledCost());
+      }
       gen.writeEndObject();
     }
     gen.writeEndArray();

@@ -391,6 +391,23 @@ public final class BudgetBook {
     }
   }
 
+  /**
+   * What the job really cost on one of its budgets, reported at acknowledgement (X5): a rate
+   * budget takes the difference from what the binding paid at dispatch, or refunds it; a
+   * concurrency budget holds the binding's cost until the job leaves flight, whatever it cost.
+   */
+  public void settle(Binding binding, long actual, long nowMs) {
+    Budget budget = budgets.get(binding.key());
+    if (budget == null || budget.policy().type() != StrategyType.TIME_BASED) {
+      return;
+    }
+    keepPreImage(budget);
+    budget.bucket().settle(actual - binding.cost(), nowMs);
+    markTokenStateChanged(budget);
+    publisher.changed(budget);
+    wake(budget, nowMs);
+  }
+
   /** Every armed head with the instant it is looked at again (a copy). */
   public Map<Job, Long> armedWakes() {
     return verdicts.armed();

@@ -40,8 +40,9 @@ public final class BudgetState {
     return view.policy().capacity();
   }
 
-  public long debt() {
-    return bucket.debt();
+  /** Tokens owed at {@code nowMs}, after what the drip has paid of them (X5). */
+  public long debtAt(long nowMs) {
+    return bucket.debtAt(nowMs);
   }
 
   public int inFlightJobs() {

@@ -372,6 +372,19 @@ public abstract class JobStoreContract {
       assertThat(store.readJob(throttled.id()).errorRecords()).isEqualTo(3);
       assertThat(scan()).containsExactly(throttled);
     }
+
+    @Test
+    void roundTripsSettledCosts() {
+      JobSnapshot job = new JobSnapshot(ids.next(T0), "llm", "q", 1, JobStatus.COMPLETED, T0, 0,
+          null, null, null, T0, Job.NONE, T0 + 5, T0 + 60_000, null,
+          List.of(new Binding("tokens", 500, 1_234L), new Binding("pool", 1, 0L),
+              new Binding("unsettled", 2)));
+      commit(new Mutation.PutJob(job));
+
+      restart();
+
+      assertThat(store.readJob(job.id())).isEqualTo(job);
+    }
   }
 
   @Nested

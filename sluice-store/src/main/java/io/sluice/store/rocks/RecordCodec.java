@@ -22,13 +22,16 @@ import java.util.List;
  */
 final class RecordCodec {
   /**
-   * Version 3 added the number of error records (X6: a throttled failure adds one without
-   * counting an attempt); version 2 records (with bindings) and version 1 records (without) are
-   * still read, with as many error records as attempts, which always held before throttling.
+   * Version 3 added each binding's flags and settled cost (X5) and the number of error records
+   * (X6: a throttled failure adds one without counting an attempt); version 2 records (bindings,
+   * nothing settled, as many error records as attempts, which always held before throttling) and
+   * version 1 records (no bindings) are still read.
    */
   private static final int JOB_FORMAT = 3;
   private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
+  /** A binding's flags (format 3): a settled cost follows. */
+  private static final int HAS_SETTLED_COST = 1;
   /**
    * Version 3 added {@code durable} (X4), version 2 the end of the budget's pause (X6); records of
    * versions 1 and 2 are still read (not durable; version 1 not paused).
@@ -87,7 +90,11 @@ final class RecordCodec {
     }
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
-      out.writeString(binding.key()).writeLong(binding.cost());
+      out.writeString(binding.key()).writeLong(binding.cost())
+          .writeByte(binding.settledCost() != null ? HAS_SETTLED_COST : 0);
+      if (binding.settledCost() != null) {
+        out.writeLong(binding.settledCost());
+      }
     }
     if (job.unique() != null) {
       out.writeString(job.unique().key()).writeByte(job.unique().scope().ordinal());
@@ -130,7 +137,11 @@ final class RecordCodec {
     List<Binding> budgets = new ArrayList<>();
     if (format != JOB_FORMAT_WITHOUT_BINDINGS) {
       for (int i = in.readInt(); i > 0; i--) {
-        budgets.add(new Binding(in.readString(), in.readLong()));
+        String key = in.readString();
+        long cost = in.readLong();
+        int bindingFlags = format == JOB_FORMAT ? in.readByte() : 0;
+        Long settledCost = (bindingFlags & HAS_SETTLED_COST) != 0 ? in.readLong() : null;
+        budgets.add(new Binding(key, cost, settledCost));
       }
     }
     UniqueKey unique = (flags & HAS_UNIQUE) != 0
