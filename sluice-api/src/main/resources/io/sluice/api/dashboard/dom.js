@@ -37,8 +37,11 @@ export function duration(ms) {
   if (ms === null || ms === undefined) return '—';
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  if (s < 3600) return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
+  if (s < 86400) {
+    const minutes = Math.floor((s % 3600) / 60);
+    return `${Math.floor(s / 3600)} h${minutes ? ` ${minutes} min` : ''}`;
+  }
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }
 
@@ -50,6 +53,16 @@ export function relative(ms, nowMs = Date.now()) {
 
 export function statusBadge(status) {
   return h('span', {class: `badge status-${status}`}, status.replace('_', ' '));
+}
+
+/**
+ * Marks the moment a page first shows the server's data, for the Performance API: the
+ * first-paint bench (sluice-bench/scripts/dashboard-first-paint.py) reads it.
+ */
+export function markDataRendered() {
+  if (!performance.getEntriesByName('sluice-data-rendered').length) {
+    performance.mark('sluice-data-rendered');
+  }
 }
 
 /** A box showing the server's error message; pages show it instead of going blank. */

@@ -2,7 +2,8 @@
 // second, with pause (X6) and resume through the public API's routes.
 
 import {api, enc} from './api.js';
-import {h, replace, number, time, relative, duration, errorBox} from './dom.js';
+import {h, replace, number, time, relative, duration, errorBox, markDataRendered}
+  from './dom.js';
 
 const PAGE_SIZE = 50;
 const PAUSES = [['1 min', 60_000], ['5 min', 300_000], ['1 h', 3_600_000], ['1 day', 86_400_000]];
@@ -41,6 +42,7 @@ export function mount(root, {feed}) {
         + `${offset + message.budgets.length} of ${number(message.total)}`),
       h('button', {disabled: offset + PAGE_SIZE >= message.total,
         onclick: () => feed.send({type: 'scroll', offset: offset + PAGE_SIZE})}, 'Next →'));
+    markDataRendered();
   };
 
   const stop = feed.on('budgets', render);

@@ -2,7 +2,7 @@
 // Groups are read 20 at a time (GET /crons lists names only; each group is one request).
 
 import {api, enc} from './api.js';
-import {h, replace, time, relative, errorBox} from './dom.js';
+import {h, replace, time, relative, errorBox, markDataRendered} from './dom.js';
 
 const GROUPS_PER_PAGE = 20;
 
@@ -43,6 +43,7 @@ export function mount(root, {feed}) {
           first += GROUPS_PER_PAGE;
           load();
         }}, 'Next →'));
+      markDataRendered();
     } catch (error) {
       if (alive) replace(list, errorBox(error));
     }

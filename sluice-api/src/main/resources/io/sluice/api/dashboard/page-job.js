@@ -2,7 +2,8 @@
 // actions delete, retry a dead job now and run a scheduled job now. Refreshed on each heartbeat.
 
 import {api, enc} from './api.js';
-import {h, replace, number, time, relative, statusBadge, errorBox} from './dom.js';
+import {h, replace, number, time, relative, statusBadge, errorBox, markDataRendered}
+  from './dom.js';
 
 /** The enqueue fields a retry copies from a dead job. */
 const COPIED = ['type', 'queue', 'priority', 'payload', 'retry_limit', 'backoff', 'retention',
@@ -50,7 +51,9 @@ export function mount(root, {feed, args}) {
       const [job, wait, errors] = await Promise.all([
         api(`/jobs/${enc(id)}`), api(`/jobs/${enc(id)}/wait`),
         api(`/jobs/${enc(id)}/errors?limit=20&order=desc`)]);
-      if (alive) render(job, wait, errors.errors);
+      if (!alive) return;
+      render(job, wait, errors.errors);
+      markDataRendered();
     } catch (error) {
       if (alive) replace(body, errorBox(error));
     }
@@ -107,7 +110,7 @@ function explanation(wait) {
       relative(wait.estimated_dispatch_at), ` (${time(wait.estimated_dispatch_at)}).`),
     wait.budgets?.length && h('table', {},
       h('thead', {}, h('tr', {}, ['budget', 'cost', 'blocking', 'reason', 'tokens',
-        'ahead (jobs / cost)', 'available'].map((c) => h('th', {}, c)))),
+        'ahead: jobs / cost', 'available'].map((c) => h('th', {}, c)))),
       h('tbody', {}, wait.budgets.map((b) => h('tr', {'data-budget': b.key},
         h('td', {}, b.key), h('td', {class: 'num'}, b.cost),
         h('td', {}, b.blocking ? 'yes' : 'no'), h('td', {class: 'reason'}, b.reason ?? '—'),

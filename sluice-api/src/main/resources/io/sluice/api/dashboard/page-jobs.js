@@ -1,7 +1,7 @@
 // Jobs: GET /jobs with its filters, a page of 50 at a time, oldest first.
 
 import {api, enc} from './api.js';
-import {h, replace, number, time, statusBadge, errorBox} from './dom.js';
+import {h, replace, number, time, statusBadge, errorBox, markDataRendered} from './dom.js';
 
 const PAGE_SIZE = 50;
 const STATUSES = ['', 'scheduled', 'ready', 'in_flight', 'completed', 'dead'];
@@ -74,6 +74,7 @@ export function mount(root, {params}) {
           earlier.push(from);
           load(last);
         }}, 'Next →')));
+    markDataRendered();
   };
 
   load(null);

@@ -2,7 +2,7 @@
 // per second over the last 15 minutes (the feed's throughput message).
 
 import uPlot from '/assets/uplot/uPlot.esm.js';
-import {h, replace, number, duration} from './dom.js';
+import {h, replace, number, duration, markDataRendered} from './dom.js';
 
 const WINDOW_S = 15 * 60;
 const STATUSES = ['scheduled', 'ready', 'in_flight', 'completed', 'dead'];
@@ -36,6 +36,7 @@ export function mount(root, {feed}) {
     if (status) {
       about.textContent = `Sluice ${status.server_version} · API ${status.api_version} · up `
         + duration(status.uptime_ms);
+      markDataRendered();
     }
   };
 

@@ -1,6 +1,6 @@
 // Queues: jobs per status in each queue, live from the feed's status messages.
 
-import {h, replace, number} from './dom.js';
+import {h, replace, number, markDataRendered} from './dom.js';
 
 const STATUSES = ['scheduled', 'ready', 'in_flight', 'completed', 'dead'];
 
@@ -16,7 +16,10 @@ export function mount(root, {feed}) {
       body));
 
   const render = () => {
-    const queues = feed.last('status')?.queues ?? [];
+    const status = feed.last('status');
+    if (!status) return;
+    markDataRendered();
+    const queues = status.queues;
     if (!queues.length) {
       replace(body, h('tr', {}, h('td', {colspan: 7, class: 'muted'}, 'No queue holds jobs.')));
       return;

@@ -84,12 +84,15 @@ class DashboardBrowserTest {
         .until(driver -> driver.findElement(what).getText());
   }
 
-  /** The figure shown in the element with {@code id}, read in one step while it redraws. */
+  /**
+   * The figure shown in the element with {@code id}, read in one step while it redraws; -1 while
+   * the page has no figure for it yet (it shows a dash until the feed's first message).
+   */
   private static long figure(String id) {
     await(By.id(id));
-    Object text = browser.executeScript(
+    String text = (String) browser.executeScript(
         "return document.getElementById(arguments[0]).textContent", id);
-    return Long.parseLong(((String) text).replace(",", ""));
+    return text.matches("[0-9,]+") ? Long.parseLong(text.replace(",", "")) : -1;
   }
 
   private static List<String> enqueue(String queue, int n) {
