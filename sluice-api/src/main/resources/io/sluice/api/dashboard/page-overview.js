@@ -5,6 +5,9 @@ import uPlot from '/assets/uplot/uPlot.esm.js';
 import {h, replace, number, duration, markDataRendered} from './dom.js';
 
 const WINDOW_S = 15 * 60;
+/** The x axis spans at least this much, so a fresh server's first seconds are not stretched. */
+const MIN_SPAN_S = 60;
+const CHART_PADDING = 24;
 const STATUSES = ['scheduled', 'ready', 'in_flight', 'completed', 'dead'];
 const SERIES = [
   {label: 'enqueued', stroke: '#2563eb'},
@@ -42,13 +45,16 @@ export function mount(root, {feed}) {
 
   const data = [[], [], [], []];
   const chart = new uPlot({
-    width: Math.max(400, chartBox.clientWidth || 900),
+    width: chartWidth(chartBox),
     height: 260,
-    scales: {x: {time: true}, y: {range: (u, min, max) => [0, Math.max(5, max)]}},
+    scales: {
+      x: {time: true, range: (u, min, max) => [Math.min(min, max - MIN_SPAN_S), max]},
+      y: {range: (u, min, max) => [0, Math.max(5, max)]},
+    },
     series: [{}, ...SERIES.map((s) => ({...s, width: 2, points: {show: false}}))],
     axes: [{}, {label: 'jobs / s'}],
   }, data, chartBox);
-  const resize = () => chart.setSize({width: Math.max(400, chartBox.clientWidth), height: 260});
+  const resize = () => chart.setSize({width: chartWidth(chartBox), height: 260});
   window.addEventListener('resize', resize);
 
   const addSamples = (message) => {
@@ -63,7 +69,7 @@ export function mount(root, {feed}) {
     while (data[0].length && data[0][0] < oldest) data.forEach((series) => series.shift());
     chart.setData(data);
     const total = (series) => series.reduce((sum, n) => sum + n, 0);
-    replace(sums, SERIES.map((s, i) => card(`${s.label}, last 15 min`, total(data[i + 1]),
+    replace(sums, SERIES.map((s, i) => card(`${s.label} (15 min)`, total(data[i + 1]),
       `window-${s.label}`)));
     renderCards();
   };
@@ -78,6 +84,10 @@ export function mount(root, {feed}) {
     window.removeEventListener('resize', resize);
     chart.destroy();
   };
+}
+
+function chartWidth(box) {
+  return Math.max(400, (box.clientWidth || 900) - CHART_PADDING);
 }
 
 function card(label, value, id, tone = '') {

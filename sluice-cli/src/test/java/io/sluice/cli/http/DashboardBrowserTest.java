@@ -109,7 +109,7 @@ class DashboardBrowserTest {
         "the ready count");
     browser.executeScript("window.notReloaded = true");
 
-    try (WorkerStream worker = server.take("queue=" + queue + "&prefetch=0")) {
+    try (WorkerStream worker = server.take("queue=" + queue + "&prefetch=1")) {
       for (int second = 0; second < 3; second++) {
         enqueue(queue, 20);
         for (int i = 0; i < 5; i++) {
@@ -118,16 +118,16 @@ class DashboardBrowserTest {
         sleep(Duration.ofMillis(1000));
       }
       awaitText(By.id("count-workers"), "1");
+      ServerFixture.poll(() -> figure("count-ready"), n -> n >= before + 40,
+          "the ready count to grow");
+      ServerFixture.poll(() -> figure("window-completed"), n -> n >= 15,
+          "the chart's completions to count the acknowledged jobs");
+      HeadlessChromium.screenshot(browser, "dashboard-overview");
     }
-    ServerFixture.poll(() -> figure("count-ready"),
-        n -> n >= before + 40, "the ready count to grow");
-    ServerFixture.poll(() -> figure("window-completed"),
-        n -> n >= 15, "the chart's completions to count the acknowledged jobs");
     assertThat(browser.executeScript("return window.notReloaded === true")).isEqualTo(true);
     Object plotted = browser.executeScript(
         "return document.querySelectorAll('#throughput-chart canvas').length");
     assertThat((Long) plotted).isEqualTo(1L);
-    HeadlessChromium.screenshot(browser, "dashboard-overview");
   }
 
   @Test
