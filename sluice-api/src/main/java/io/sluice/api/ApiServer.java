@@ -1,6 +1,8 @@
 package io.sluice.api;
 
+import io.sluice.api.dashboard.Dashboard;
 import io.sluice.api.events.EventsFeed;
+import io.sluice.api.events.Throughput;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.GuardedTransport;
 import io.sluice.api.http.HttpError;
@@ -69,24 +71,37 @@ public final class ApiServer implements AutoCloseable {
         .build();
     EngineGateway engine = new EngineGateway(loop);
     compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
-    new JobRoutes(vertx, engine, store, clock, jobIds, config, streams)
-        .register(primaryRoutes);
+    JobRoutes jobRoutes = new JobRoutes(vertx, engine, store, clock, jobIds, config, streams);
     Map<String, BudgetState> budgetStates = loop.call((eng, nowMs) -> eng.budgetStates());
-    new BudgetRoutes(engine, budgetStates, clock).register(primaryRoutes);
-    new CronRoutes(engine).register(primaryRoutes);
-    new JobWaitRoutes(engine).register(primaryRoutes);
+    BudgetRoutes budgetRoutes = new BudgetRoutes(engine, budgetStates, clock);
+    CronRoutes cronRoutes = new CronRoutes(engine);
+    JobWaitRoutes waitRoutes = new JobWaitRoutes(engine);
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
     PayloadSelection selection = new PayloadSelection(vertx, queries, clock);
-    new BindingRoutes(engine, selection).register(primaryRoutes);
-    new QueryRoutes(vertx, queries, selection, engine, clock, compactor).register(primaryRoutes);
+    BindingRoutes bindingRoutes = new BindingRoutes(engine, selection);
+    QueryRoutes queryRoutes = new QueryRoutes(vertx, queries, selection, engine, clock, compactor);
+    // The dashboard, served by the admin listener, calls the public API's own handlers there
+    // under /api: same origin, and the admin listener's TLS applies (docs/decisions.md).
+    for (Router api : List.of(primaryRoutes, adminRoutes.under(Dashboard.API_PREFIX))) {
+      jobRoutes.register(api);
+      budgetRoutes.register(api);
+      cronRoutes.register(api);
+      waitRoutes.register(api);
+      bindingRoutes.register(api);
+      queryRoutes.register(api);
+    }
     adminRoutes.add(HttpMethod.GET, "/health", (ex, p) -> JobRoutes.health(ex));
     metrics.watchWorkers(streams::size);
     metrics.serve(vertx, adminRoutes);
     requestMetrics = metrics.http();
     new MaintenanceRoutes(vertx, maintenance, maintenanceConfig.scratchDir(), compactor)
         .register(adminRoutes);
+    Throughput throughput = new Throughput(metrics::jobTotals, streams::size);
+    throughput.sampleEverySecond(vertx, clock);
     new EventsFeed(vertx, engine, queries, loop.call((eng, nowMs) -> eng.queueCounts()),
-        budgetStates, clock, ProductVersion.VERSION, API_VERSION).register(adminRoutes);
+        budgetStates, clock, ProductVersion.VERSION, API_VERSION, throughput)
+        .register(adminRoutes);
+    new Dashboard().register(adminRoutes);
   }
 
   /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */

@@ -23,6 +23,9 @@ sealed interface ClientMessage {
   /** Stop (or resume) refreshing the window on changes; counts keep coming. */
   record Pause(Long ref, boolean paused) implements ClientMessage {}
 
+  /** Send the kept throughput history now and each new second from then on. */
+  record WatchThroughput(Long ref) implements ClientMessage {}
+
   /** Delete a job, as {@code DELETE /jobs/{id}} does. */
   record Delete(Long ref, String id) implements ClientMessage {}
 }

@@ -66,6 +66,7 @@ final class ClientMessages {
         yield new ClientMessage.Pause(ref, paused.booleanValue());
       }
       case "delete" -> new ClientMessage.Delete(ref, string(ref, message, "id"));
+      case "throughput" -> new ClientMessage.WatchThroughput(ref);
       default -> throw new Invalid(ref, "unknown message type: " + type);
     };
   }

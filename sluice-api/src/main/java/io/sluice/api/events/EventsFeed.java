@@ -32,11 +32,15 @@ public final class EventsFeed {
   private final Map<String, BudgetState> budgetStates;
   private final InstantSource clock;
   private final ServerMessages.Server server;
+  private final Throughput throughput;
 
-  /** {@code queueCounts} and {@code budgetStates} are the engine's published maps. */
+  /**
+   * {@code queueCounts} and {@code budgetStates} are the engine's published maps;
+   * {@code throughput} is sampled by its own timer.
+   */
   public EventsFeed(Vertx vertx, EngineGateway engine, JobQueries queries,
       Map<String, QueueCounts> queueCounts, Map<String, BudgetState> budgetStates,
-      InstantSource clock, String serverVersion, String apiVersion) {
+      InstantSource clock, String serverVersion, String apiVersion, Throughput throughput) {
     this.vertx = vertx;
     this.engine = engine;
     this.windows = new WindowReads(queries);
@@ -44,6 +48,7 @@ public final class EventsFeed {
     this.budgetStates = budgetStates;
     this.clock = clock;
     this.server = new ServerMessages.Server(serverVersion, apiVersion, clock.millis());
+    this.throughput = throughput;
   }
 
   public void register(Router router) {
@@ -81,6 +86,10 @@ public final class EventsFeed {
 
   Map<String, BudgetState> budgetStates() {
     return budgetStates;
+  }
+
+  Throughput throughput() {
+    return throughput;
   }
 
   ServerMessages.Server server() {

@@ -37,6 +37,9 @@ final class EventsSession {
   private boolean closed;
   private long tickTimer = -1;
   private long heartbeatTimer = -1;
+  private long throughputTimer = -1;
+  /** The newest throughput sample sent to this client. */
+  private long throughputSentAtMs = Long.MIN_VALUE;
   private JobCounts counts = JobCounts.EMPTY;
   private int budgetCount;
 
@@ -87,6 +90,7 @@ final class EventsSession {
     closed = true;
     feed.vertx().cancelTimer(tickTimer);
     feed.vertx().cancelTimer(heartbeatTimer);
+    feed.vertx().cancelTimer(throughputTimer);
   }
 
   // ---- the client's messages ---------------------------------------------------------------
@@ -116,6 +120,8 @@ final class EventsSession {
       }
     } else if (message instanceof ClientMessage.Delete delete) {
       delete(delete);
+    } else if (message instanceof ClientMessage.WatchThroughput watch) {
+      watchThroughput(watch.ref());
     }
   }
 
@@ -193,6 +199,27 @@ final class EventsSession {
         send(ServerMessages.error(d.ref(), error.status(), error.message()));
       }
     });
+  }
+
+  private void watchThroughput(Long ref) {
+    throughputSentAtMs = Long.MIN_VALUE;
+    sendThroughput(ref);
+    if (throughputTimer < 0) {
+      throughputTimer = feed.vertx().setPeriodic(Throughput.INTERVAL_MS, id -> {
+        if (!socket.writeQueueFull()) {
+          sendThroughput(null); // a slow client skips seconds now and gets them in the next
+        }
+      });
+    }
+  }
+
+  private void sendThroughput(Long ref) {
+    Throughput throughput = feed.throughput();
+    List<Throughput.Sample> samples = throughput.since(throughputSentAtMs);
+    if (!samples.isEmpty()) {
+      throughputSentAtMs = samples.get(samples.size() - 1).atMs();
+    }
+    send(ServerMessages.throughput(ref, throughput.workers(), samples));
   }
 
   // ---- ticks ---------------------------------------------------------------------------------

@@ -112,6 +112,24 @@ final class ServerMessages {
     });
   }
 
+  /** {@code samples}: the seconds not sent to this client yet, oldest first. */
+  static String throughput(Long ref, int workers, List<Throughput.Sample> samples) {
+    return message("throughput", ref, gen -> {
+      gen.writeNumberField("interval_ms", Throughput.INTERVAL_MS);
+      gen.writeNumberField("workers", workers);
+      gen.writeArrayFieldStart("samples");
+      for (Throughput.Sample sample : samples) {
+        gen.writeStartObject();
+        gen.writeNumberField("at", sample.atMs());
+        gen.writeNumberField("enqueued", sample.enqueued());
+        gen.writeNumberField("completed", sample.completed());
+        gen.writeNumberField("failed", sample.failed());
+        gen.writeEndObject();
+      }
+      gen.writeEndArray();
+    });
+  }
+
   static String found(Long ref, boolean forward, WindowReads.Found found) {
     return message("found", ref, gen -> {
       gen.writeStringField("direction", forward ? "next" : "previous");

@@ -36,11 +36,31 @@ public final class Router {
     }
   }
 
-  private final List<Route> routes = new ArrayList<>();
+  private final List<Route> routes;
+  /** Put before every path added through this router; empty for a listener's own router. */
+  private final String prefix;
+
+  public Router() {
+    this(new ArrayList<>(), "");
+  }
+
+  private Router(List<Route> routes, String prefix) {
+    this.routes = routes;
+    this.prefix = prefix;
+  }
 
   public Router add(HttpMethod method, String path, Handler handler) {
-    routes.add(new Route(method, path, path.substring(1).split("/"), handler));
+    String full = prefix + path;
+    routes.add(new Route(method, full, full.substring(1).split("/"), handler));
     return this;
+  }
+
+  /**
+   * A view of this router that adds its routes under {@code prefix} (such as {@code /api}), so
+   * one listener can serve another's handlers beside its own; routing is this router's.
+   */
+  public Router under(String prefix) {
+    return new Router(routes, this.prefix + prefix);
   }
 
   public void route(Exchange exchange) {

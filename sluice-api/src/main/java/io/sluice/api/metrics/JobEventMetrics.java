@@ -138,6 +138,19 @@ final class JobEventMetrics implements EngineObserver, MultiCollector {
 
   // ---- the scrape's side ---------------------------------------------------------------------
 
+  /** The counters summed over queues, as last published. */
+  JobTotals totals() {
+    long enqueued = 0;
+    long completed = 0;
+    long failed = 0;
+    for (QueueTally.Snapshot queue : published.values()) {
+      enqueued += queue.enqueued();
+      completed += queue.completed();
+      failed += queue.failed();
+    }
+    return new JobTotals(enqueued, completed, failed);
+  }
+
   @Override
   public MetricSnapshots collect() {
     List<QueueTally.Snapshot> queues = new ArrayList<>(published.values());

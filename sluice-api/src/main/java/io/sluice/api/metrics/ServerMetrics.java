@@ -23,6 +23,8 @@ import java.util.function.LongSupplier;
 public final class ServerMetrics {
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final HttpRequestMetrics http;
+  /** Set once the engine is watched; until then no job has been counted. */
+  private volatile JobEventMetrics jobEvents;
 
   public ServerMetrics() {
     JvmMetrics.builder().register(registry);
@@ -47,7 +49,14 @@ public final class ServerMetrics {
         }))
         .register(registry);
     registry.register(new BudgetCollector(budgetStates, clock));
-    return new JobEventMetrics(registry);
+    jobEvents = new JobEventMetrics(registry);
+    return jobEvents;
+  }
+
+  /** Jobs enqueued, completed and failed since the server started, over all queues. */
+  public JobTotals jobTotals() {
+    JobEventMetrics events = jobEvents;
+    return events == null ? JobTotals.NONE : events.totals();
   }
 
   /** Exposes the bytes the store's data takes ({@code sluice_storage_bytes}). */
