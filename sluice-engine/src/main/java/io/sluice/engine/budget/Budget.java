@@ -2,28 +2,26 @@ package io.sluice.engine.budget;
 
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Job;
-import io.sluice.engine.job.RankedJobs;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * One budget: its stored policy, its live bucket, its waiting queues of parked jobs (one per job
- * queue, each in {@link Job#DISPATCH_ORDER}) and the costs of its unfinished jobs.
+ * One budget: its stored policy, its pools of tokens and the costs of its unfinished jobs. A plain
+ * budget has one pool; a partitioned one (X3) has a pool per partition value in use, made full on
+ * first use and forgotten once idle, all under this one policy. The counts here sum over the
+ * pools, for the state published for the budget as a whole (X1).
  *
- * <p>Owned by the engine thread. A job is in a waiting queue iff it is ready, bound to this
- * budget and not a candidate that was dispatched.
+ * <p>Owned by the engine thread. A job is in a pool's waiting queue iff it is ready, bound to the
+ * pool and not a candidate that was dispatched.
  */
 public final class Budget {
   private final String key;
   private BudgetPolicy policy;
   private final long createdAtMs;
   private long updatedAtMs;
-  private final TokenBucket bucket;
-  private final Map<String, RankedJobs> parkedByQueue = new HashMap<>();
+  /** The only pool of a plain budget; null for a partitioned one. */
+  private final Pool pool;
   /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
@@ -36,18 +34,13 @@ public final class Budget {
   private long dispatchedTotal;
   /** Times since the server started that this budget was found unable to pay for a head (X7). */
   private long throttledTotal;
-  /**
-   * Heads (of this or another budget) last found unable to pay because of this budget; a release,
-   * refill or policy change here looks at them again. Entries may be stale: they are checked.
-   */
-  private final Set<Job> blockedHeads = new LinkedHashSet<>();
 
   Budget(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs, long nowMs) {
     this.key = key;
     this.policy = policy;
     this.createdAtMs = createdAtMs;
     this.updatedAtMs = updatedAtMs;
-    this.bucket = new TokenBucket(policy, nowMs);
+    this.pool = new Pool(this, null, new TokenBucket(policy, nowMs));
   }
 
   public String key() {
@@ -66,18 +59,24 @@ public final class Budget {
     return updatedAtMs;
   }
 
+  /** The pool jobs bound with {@code partition} (null for a plain budget) draw on. */
+  public Pool pool(String partition) {
+    return pool;
+  }
+
+  /** The bucket of a plain budget's only pool. */
   public TokenBucket bucket() {
-    return bucket;
+    return pool.bucket();
   }
 
   public BudgetView view() {
-    long pausedUntil = bucket.pausedUntilMs();
+    long pausedUntil = pool.bucket().pausedUntilMs();
     return new BudgetView(key, policy, createdAtMs, updatedAtMs,
         pausedUntil == TokenBucket.NOT_PAUSED ? null : pausedUntil);
   }
 
   void replace(BudgetPolicy newPolicy, long nowMs) {
-    bucket.adopt(newPolicy, nowMs, inFlightCost);
+    pool.bucket().adopt(newPolicy, nowMs, pool.inFlightCost());
     policy = newPolicy;
     updatedAtMs = nowMs;
   }
@@ -86,102 +85,36 @@ public final class Budget {
     updatedAtMs = nowMs;
   }
 
-  // ---- waiting queues ------------------------------------------------------------------------
-
-  void park(Job job, long cost) {
-    RankedJobs waiting =
-        parkedByQueue.computeIfAbsent(job.queue(), q -> new RankedJobs(Job.DISPATCH_ORDER));
-    if (waiting.add(job, cost)) {
-      parkedCount++;
-      parkedCost += cost;
-    }
+  /** Every pool of this budget. */
+  Iterable<Pool> pools() {
+    return List.of(pool);
   }
 
-  void unpark(Job job, long cost) {
-    RankedJobs waiting = parkedByQueue.get(job.queue());
-    if (waiting != null && waiting.remove(job)) {
-      parkedCount--;
-      parkedCost -= cost;
-      if (waiting.isEmpty()) {
-        parkedByQueue.remove(job.queue());
-      }
-    }
-  }
-
-  /** The first parked job of the given queue, or null. */
-  Job head(String queue) {
-    RankedJobs waiting = parkedByQueue.get(queue);
-    return waiting == null ? null : waiting.first();
-  }
-
-  /** Every waiting queue in dispatch order, by job queue (copies). */
+  /** Every waiting queue of the plain budget's pool in dispatch order, by job queue (copies). */
   public Map<String, List<Job>> waitingQueues() {
-    Map<String, List<Job>> all = new HashMap<>();
-    parkedByQueue.forEach((queue, waiting) -> all.put(queue, waiting.toList()));
-    return all;
+    return pool.waitingQueues();
   }
 
-  Iterable<String> queuesWithParkedJobs() {
-    return parkedByQueue.keySet();
+  // ---- counts over the pools -----------------------------------------------------------------
+
+  void parkedChanged(int jobs, long cost) {
+    parkedCount += jobs;
+    parkedCost += cost;
   }
 
-  /**
-   * True when no parked job of this budget in the given queues (all when null) comes before
-   * {@code job}: the job is this budget's head for a worker taking those queues.
-   */
-  boolean isHeadFor(Job job, Set<String> queues) {
-    if (queues == null) {
-      for (RankedJobs waiting : parkedByQueue.values()) {
-        if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
-          return false;
-        }
-      }
-      return true;
-    }
-    for (String queue : queues) {
-      RankedJobs waiting = parkedByQueue.get(queue);
-      if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
-        return false;
-      }
-    }
-    return true;
+  void flightChanged(int jobs, long cost) {
+    inFlightJobs += jobs;
+    inFlightCost += cost;
   }
 
-  /**
-   * The parked jobs of this budget, in every queue, that come before {@code job} in dispatch
-   * order: those this budget dispatches first when workers take every queue.
-   */
-  public RankedJobs.Ahead ahead(Job job) {
-    RankedJobs.Ahead ahead = RankedJobs.Ahead.NONE;
-    for (RankedJobs waiting : parkedByQueue.values()) {
-      ahead = ahead.plus(waiting.before(job));
-    }
-    return ahead;
-  }
-
-  void blocks(Job head) {
-    blockedHeads.add(head);
-  }
-
-  /** The job left its waiting queues: it no longer waits for this budget. */
-  void unblocks(Job job) {
-    blockedHeads.remove(job);
+  void countDispatch() {
+    dispatchedTotal++;
   }
 
   /** Keeps the counts of a budget this one replaces after a rebuild (X1: since start). */
   public void carryCountersFrom(Budget earlier) {
     dispatchedTotal = earlier.dispatchedTotal;
     throttledTotal = earlier.throttledTotal;
-  }
-
-  /** Hands over (and forgets) the heads this budget blocked. */
-  List<Job> takeBlockedHeads() {
-    if (blockedHeads.isEmpty()) {
-      return List.of();
-    }
-    List<Job> heads = List.copyOf(blockedHeads);
-    blockedHeads.clear();
-    return heads;
   }
 
   public int parkedCount() {
@@ -192,25 +125,12 @@ public final class Budget {
     return parkedCost;
   }
 
-  void dispatched(long cost) {
-    inFlightJobs++;
-    inFlightCost += cost;
-    dispatchedTotal++;
-  }
-
-  /** A job put back in flight after a failed commit: counted in flight, not dispatched again. */
-  void reheld(long cost) {
-    inFlightJobs++;
-    inFlightCost += cost;
-  }
-
-  void leftFlight(long cost) {
-    inFlightJobs = Math.max(0, inFlightJobs - 1);
-    inFlightCost = Math.max(0, inFlightCost - cost);
-  }
-
   public int inFlightJobs() {
     return inFlightJobs;
+  }
+
+  public long inFlightCost() {
+    return inFlightCost;
   }
 
   public long dispatchedTotal() {
@@ -223,10 +143,6 @@ public final class Budget {
 
   public long throttledTotal() {
     return throttledTotal;
-  }
-
-  public long inFlightCost() {
-    return inFlightCost;
   }
 
   // ---- unfinished jobs -----------------------------------------------------------------------

@@ -66,6 +66,12 @@ public final class BudgetBook {
     return budgets.get(key);
   }
 
+  /** The pool a binding draws on, or null when its budget is gone. */
+  public Pool poolOf(Binding binding) {
+    Budget budget = budgets.get(binding.key());
+    return budget == null ? null : budget.pool(binding.partition());
+  }
+
   public List<Budget> sortedByKey() {
     List<Budget> all = new ArrayList<>(budgets.values());
     all.sort(Comparator.comparing(Budget::key, Names.BYTE_ORDER));
@@ -156,10 +162,10 @@ public final class BudgetBook {
    */
   public void rehold(Job job) {
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      if (budget != null) {
-        budget.reheld(binding.cost());
-        publisher.changed(budget);
+      Pool pool = poolOf(binding);
+      if (pool != null) {
+        pool.reheld(binding.cost());
+        publisher.changed(pool.budget());
       }
     }
   }
@@ -173,7 +179,9 @@ public final class BudgetBook {
   public void settleConcurrencyBuckets() {
     for (Budget budget : budgets.values()) {
       if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
-        budget.bucket().holdFor(budget.inFlightCost());
+        for (Pool pool : budget.pools()) {
+          pool.bucket().holdFor(pool.inFlightCost());
+        }
         publisher.changed(budget);
       }
     }
@@ -222,10 +230,10 @@ public final class BudgetBook {
     parked.add(job);
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      budget.park(job, binding.cost());
-      publisher.changed(budget);
-      headsAny |= budget.head(job.queue()) == job;
+      Pool pool = poolOf(binding);
+      pool.park(job, binding.cost());
+      publisher.changed(pool.budget());
+      headsAny |= pool.head(job.queue()) == job;
     }
     // A job queued behind others is looked at when it reaches the head; until then it is neither
     // offered nor armed, so there is nothing to do (the common case for a backlog).
@@ -241,13 +249,13 @@ public final class BudgetBook {
     }
     verdicts.forget(job);
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      boolean wasHead = budget.head(job.queue()) == job;
-      budget.unpark(job, binding.cost());
-      budget.unblocks(job);
-      publisher.changed(budget);
+      Pool pool = poolOf(binding);
+      boolean wasHead = pool.head(job.queue()) == job;
+      pool.unpark(job, binding.cost());
+      pool.unblocks(job);
+      publisher.changed(pool.budget());
       if (wasHead) {
-        Job next = budget.head(job.queue());
+        Job next = pool.head(job.queue());
         if (next != null) {
           evaluate(next, nowMs);
         }
@@ -307,10 +315,10 @@ public final class BudgetBook {
   /** Takes an admitted job's tokens from every budget; it leaves its waiting queues. */
   public void charge(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      budget.bucket().tryAcquire(binding.cost(), nowMs);
-      budget.dispatched(binding.cost());
-      publisher.changed(budget);
+      Pool pool = poolOf(binding);
+      pool.bucket().tryAcquire(binding.cost(), nowMs);
+      pool.dispatched(binding.cost());
+      publisher.changed(pool.budget());
     }
     unpark(job, nowMs);
   }
@@ -318,15 +326,15 @@ public final class BudgetBook {
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
   public void release(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      if (budget == null) {
+      Pool pool = poolOf(binding);
+      if (pool == null) {
         continue;
       }
-      budget.leftFlight(binding.cost());
-      publisher.changed(budget);
-      if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
-        budget.bucket().release(binding.cost());
-        wake(budget, nowMs);
+      pool.leftFlight(binding.cost());
+      publisher.changed(pool.budget());
+      if (pool.budget().policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+        pool.bucket().release(binding.cost());
+        wake(pool, nowMs);
       }
     }
   }
@@ -345,7 +353,7 @@ public final class BudgetBook {
   private boolean allPayNow(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
       Availability availability =
-          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
+          poolOf(binding).bucket().nextAvailable(binding.cost(), nowMs);
       if (availability.kind() != Availability.Kind.NOW) {
         return false;
       }
@@ -370,9 +378,16 @@ public final class BudgetBook {
    * was blocking, whichever budget those head.
    */
   private void wake(Budget budget, long nowMs) {
-    List<Job> heads = new ArrayList<>(budget.takeBlockedHeads());
-    for (String queue : budget.queuesWithParkedJobs()) {
-      heads.add(budget.head(queue));
+    for (Pool pool : budget.pools()) {
+      wake(pool, nowMs);
+    }
+  }
+
+  /** The same for one pool. */
+  private void wake(Pool pool, long nowMs) {
+    List<Job> heads = new ArrayList<>(pool.takeBlockedHeads());
+    for (String queue : pool.queuesWithParkedJobs()) {
+      heads.add(pool.head(queue));
     }
     for (Job head : heads) {
       evaluate(head, nowMs);
@@ -387,12 +402,12 @@ public final class BudgetBook {
     }
     Availability availability = Availability.NOW;
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      Availability own = budget.bucket().nextAvailable(binding.cost(), nowMs);
+      Pool pool = poolOf(binding);
+      Availability own = pool.bucket().nextAvailable(binding.cost(), nowMs);
       if (own.kind() != Availability.Kind.NOW) {
-        budget.blocks(job);
-        budget.throttled();
-        publisher.changed(budget);
+        pool.blocks(job);
+        pool.budget().throttled();
+        publisher.changed(pool.budget());
       }
       availability = availability.and(own);
     }
@@ -405,7 +420,7 @@ public final class BudgetBook {
 
   private boolean isHeadOfAnyFor(Job job, Set<String> queues) {
     for (Binding binding : job.budgets()) {
-      if (budgets.get(binding.key()).isHeadFor(job, queues)) {
+      if (poolOf(binding).isHeadFor(job, queues)) {
         return true;
       }
     }
@@ -414,7 +429,7 @@ public final class BudgetBook {
 
   private boolean isHeadOfAny(Job job) {
     for (Binding binding : job.budgets()) {
-      if (budgets.get(binding.key()).head(job.queue()) == job) {
+      if (poolOf(binding).head(job.queue()) == job) {
         return true;
       }
     }

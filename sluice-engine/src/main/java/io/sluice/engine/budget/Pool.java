@@ -1,0 +1,215 @@
+package io.sluice.engine.budget;
+
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.RankedJobs;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One pool of tokens under a budget's policy: the whole of a plain budget, or one partition of a
+ * partitioned one (X3). It holds the live bucket, the waiting queues of parked jobs (one per job
+ * queue, each in {@link Job#DISPATCH_ORDER}: strict FIFO holds per pool), what is in flight, and
+ * the heads it blocks.
+ *
+ * <p>Owned by the engine thread. A partitioned budget may hold a million pools, so the maps are
+ * made on first use and dropped when they empty.
+ */
+public final class Pool {
+  private final Budget budget;
+  /** The partition value, or null for a plain budget's only pool. */
+  private final String partition;
+  private final TokenBucket bucket;
+  private Map<String, RankedJobs> parkedByQueue;
+  private int parkedCount;
+  private long parkedCost;
+  private int inFlightJobs;
+  private long inFlightCost;
+  /**
+   * Heads (of this or another pool) last found unable to pay because of this pool; a release,
+   * refill or policy change here looks at them again. Entries may be stale: they are checked.
+   */
+  private Set<Job> blockedHeads;
+
+  Pool(Budget budget, String partition, TokenBucket bucket) {
+    this.budget = budget;
+    this.partition = partition;
+    this.bucket = bucket;
+  }
+
+  public Budget budget() {
+    return budget;
+  }
+
+  public String partition() {
+    return partition;
+  }
+
+  public TokenBucket bucket() {
+    return bucket;
+  }
+
+  // ---- waiting queues ------------------------------------------------------------------------
+
+  void park(Job job, long cost) {
+    if (parkedByQueue == null) {
+      parkedByQueue = new HashMap<>(2);
+    }
+    RankedJobs waiting =
+        parkedByQueue.computeIfAbsent(job.queue(), q -> new RankedJobs(Job.DISPATCH_ORDER));
+    if (waiting.add(job, cost)) {
+      parkedCount++;
+      parkedCost += cost;
+      budget.parkedChanged(1, cost);
+    }
+  }
+
+  void unpark(Job job, long cost) {
+    RankedJobs waiting = parkedByQueue == null ? null : parkedByQueue.get(job.queue());
+    if (waiting != null && waiting.remove(job)) {
+      parkedCount--;
+      parkedCost -= cost;
+      budget.parkedChanged(-1, -cost);
+      if (waiting.isEmpty()) {
+        parkedByQueue.remove(job.queue());
+        if (parkedByQueue.isEmpty()) {
+          parkedByQueue = null;
+        }
+      }
+    }
+  }
+
+  /** The first parked job of the given queue, or null. */
+  Job head(String queue) {
+    RankedJobs waiting = parkedByQueue == null ? null : parkedByQueue.get(queue);
+    return waiting == null ? null : waiting.first();
+  }
+
+  /** Every waiting queue in dispatch order, by job queue (copies). */
+  public Map<String, List<Job>> waitingQueues() {
+    Map<String, List<Job>> all = new HashMap<>();
+    if (parkedByQueue != null) {
+      parkedByQueue.forEach((queue, waiting) -> all.put(queue, waiting.toList()));
+    }
+    return all;
+  }
+
+  Iterable<String> queuesWithParkedJobs() {
+    return parkedByQueue == null ? List.of() : parkedByQueue.keySet();
+  }
+
+  /**
+   * True when no parked job of this pool in the given queues (all when null) comes before
+   * {@code job}: the job is this pool's head for a worker taking those queues.
+   */
+  boolean isHeadFor(Job job, Set<String> queues) {
+    if (parkedByQueue == null) {
+      return true;
+    }
+    if (queues == null) {
+      for (RankedJobs waiting : parkedByQueue.values()) {
+        if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
+          return false;
+        }
+      }
+      return true;
+    }
+    for (String queue : queues) {
+      RankedJobs waiting = parkedByQueue.get(queue);
+      if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The parked jobs of this pool, in every queue, that come before {@code job} in dispatch
+   * order: those this pool dispatches first when workers take every queue.
+   */
+  public RankedJobs.Ahead ahead(Job job) {
+    RankedJobs.Ahead ahead = RankedJobs.Ahead.NONE;
+    if (parkedByQueue != null) {
+      for (RankedJobs waiting : parkedByQueue.values()) {
+        ahead = ahead.plus(waiting.before(job));
+      }
+    }
+    return ahead;
+  }
+
+  void blocks(Job head) {
+    if (blockedHeads == null) {
+      blockedHeads = new LinkedHashSet<>();
+    }
+    blockedHeads.add(head);
+  }
+
+  /** The job left its waiting queues: it no longer waits for this pool. */
+  void unblocks(Job job) {
+    if (blockedHeads != null && blockedHeads.remove(job) && blockedHeads.isEmpty()) {
+      blockedHeads = null;
+    }
+  }
+
+  /** Hands over (and forgets) the heads this pool blocked. */
+  List<Job> takeBlockedHeads() {
+    if (blockedHeads == null) {
+      return List.of();
+    }
+    List<Job> heads = List.copyOf(blockedHeads);
+    blockedHeads = null;
+    return heads;
+  }
+
+  public int parkedCount() {
+    return parkedCount;
+  }
+
+  public long parkedCost() {
+    return parkedCost;
+  }
+
+  // ---- flight --------------------------------------------------------------------------------
+
+  void dispatched(long cost) {
+    inFlightJobs++;
+    inFlightCost += cost;
+    budget.flightChanged(1, cost);
+    budget.countDispatch();
+  }
+
+  /** A job put back in flight after a failed commit: counted in flight, not dispatched again. */
+  void reheld(long cost) {
+    inFlightJobs++;
+    inFlightCost += cost;
+    budget.flightChanged(1, cost);
+  }
+
+  void leftFlight(long cost) {
+    int jobs = Math.min(1, inFlightJobs);
+    long released = Math.min(cost, inFlightCost);
+    inFlightJobs -= jobs;
+    inFlightCost -= released;
+    budget.flightChanged(-jobs, -released);
+  }
+
+  public int inFlightJobs() {
+    return inFlightJobs;
+  }
+
+  public long inFlightCost() {
+    return inFlightCost;
+  }
+
+  /**
+   * True when the pool holds nothing a fresh one would not (X3): no job waits or runs on it, its
+   * bucket is as full as a new one and it is not paused. Such a partition may be forgotten.
+   */
+  boolean idleAt(long nowMs) {
+    return parkedCount == 0 && inFlightJobs == 0 && blockedHeads == null
+        && bucket.debt() == 0 && bucket.tokensAt(nowMs) >= bucket.policy().capacity()
+        && !bucket.pausedAt(nowMs);
+  }
+}
