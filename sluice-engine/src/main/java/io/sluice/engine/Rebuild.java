@@ -74,6 +74,9 @@ final class Rebuild {
       if (kept != null) {
         budget.carryCountersFrom(kept);
       }
+      if (budget.partitioned() || kept != null && kept.partitioned()) {
+        continue;
+      }
       TokenBucket source = before.get(budget.key());
       if (source == null && kept != null) {
         source = kept.bucket();
@@ -93,7 +96,7 @@ final class Rebuild {
       return false;
     }
     rebuilt.streams.restore(job, session, dequeuedAtMs, nowMs);
-    rebuilt.budgets.rehold(job);
+    rebuilt.budgets.rehold(job, nowMs);
     return true;
   }
 }

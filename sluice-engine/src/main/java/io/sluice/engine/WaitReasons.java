@@ -90,7 +90,7 @@ final class WaitReasons {
       Long accrued = bucket.accrualAt(needed, nowMs);
       availableAt = accrued != null ? accrued : nowMs;
     }
-    return new JobWait.BudgetWait(budget.key(), cost, reason != null, reason,
+    return new JobWait.BudgetWait(budget.key(), pool.partition(), cost, reason != null, reason,
         bucket.tokensAt(nowMs), ahead.jobs(), ahead.cost(), availableAt);
   }
 

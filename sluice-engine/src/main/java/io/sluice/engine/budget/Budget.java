@@ -2,8 +2,11 @@ package io.sluice.engine.budget;
 
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Job;
+import io.sluice.engine.Names;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
@@ -22,6 +25,13 @@ public final class Budget {
   private long updatedAtMs;
   /** The only pool of a plain budget; null for a partitioned one. */
   private final Pool pool;
+  /** A partitioned budget's pools in use, by partition value in byte order; null when plain. */
+  private final TreeMap<String, Pool> partitions;
+  /**
+   * The end of a pause of the whole partitioned budget (X6), which pools made during it share;
+   * {@link TokenBucket#NOT_PAUSED} when none.
+   */
+  private long partitionsPausedUntilMs = TokenBucket.NOT_PAUSED;
   /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
@@ -35,12 +45,14 @@ public final class Budget {
   /** Times since the server started that this budget was found unable to pay for a head (X7). */
   private long throttledTotal;
 
-  Budget(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs, long nowMs) {
+  Budget(String key, BudgetPolicy policy, boolean partitioned, long createdAtMs,
+      long updatedAtMs, long nowMs) {
     this.key = key;
     this.policy = policy;
     this.createdAtMs = createdAtMs;
     this.updatedAtMs = updatedAtMs;
-    this.pool = new Pool(this, null, new TokenBucket(policy, nowMs));
+    this.pool = partitioned ? null : new Pool(this, null, new TokenBucket(policy, nowMs));
+    this.partitions = partitioned ? new TreeMap<>(Names.BYTE_ORDER) : null;
   }
 
   public String key() {
@@ -59,9 +71,62 @@ public final class Budget {
     return updatedAtMs;
   }
 
-  /** The pool jobs bound with {@code partition} (null for a plain budget) draw on. */
-  public Pool pool(String partition) {
-    return pool;
+  public boolean partitioned() {
+    return partitions != null;
+  }
+
+  /**
+   * The pool jobs bound with {@code partition} (null for a plain budget) draw on; a partition
+   * not in use gets a full pool under the budget's policy, paused if the whole budget is (X3).
+   */
+  Pool pool(String partition, long nowMs) {
+    if (partitions == null) {
+      return pool;
+    }
+    Pool found = partitions.get(partition);
+    if (found == null) {
+      TokenBucket bucket = new TokenBucket(policy, nowMs);
+      if (partitionsPausedUntilMs != TokenBucket.NOT_PAUSED) {
+        bucket.pause(partitionsPausedUntilMs, nowMs);
+      }
+      found = new Pool(this, partition, bucket);
+      partitions.put(partition, found);
+    }
+    return found;
+  }
+
+  /** The pool of {@code partition} if it is in use (always, for a plain budget), else null. */
+  public Pool poolIfHeld(String partition) {
+    return partitions == null ? pool : partitions.get(partition);
+  }
+
+  /** Forgets a partition's pool; the next use makes a fresh one. */
+  void forget(Pool partitionPool) {
+    partitions.remove(partitionPool.partition(), partitionPool);
+  }
+
+  /** Partitions held in memory (X1 {@code partitions}); 0 for a plain budget. */
+  public int heldPartitions() {
+    return partitions == null ? 0 : partitions.size();
+  }
+
+  /** Up to {@code limit} held pools after {@code after} (exclusive; null: from the first). */
+  public List<Pool> partitionsAfter(String after, boolean descending, int limit) {
+    if (partitions == null) {
+      return List.of();
+    }
+    NavigableMap<String, Pool> view = descending ? partitions.descendingMap() : partitions;
+    if (after != null) {
+      view = view.tailMap(after, false);
+    }
+    List<Pool> page = new ArrayList<>(Math.min(limit, view.size()));
+    for (Pool each : view.values()) {
+      if (page.size() == limit) {
+        break;
+      }
+      page.add(each);
+    }
+    return page;
   }
 
   /** The bucket of a plain budget's only pool. */
@@ -70,30 +135,49 @@ public final class Budget {
   }
 
   public BudgetView view() {
-    long pausedUntil = pool.bucket().pausedUntilMs();
-    return new BudgetView(key, policy, createdAtMs, updatedAtMs,
+    long pausedUntil = partitions != null ? partitionsPausedUntilMs : pool.bucket().pausedUntilMs();
+    return new BudgetView(key, policy, partitions != null, createdAtMs, updatedAtMs,
         pausedUntil == TokenBucket.NOT_PAUSED ? null : pausedUntil);
   }
 
   void replace(BudgetPolicy newPolicy, long nowMs) {
-    pool.bucket().adopt(newPolicy, nowMs, pool.inFlightCost());
+    for (Pool each : pools()) {
+      each.bucket().adopt(newPolicy, nowMs, each.inFlightCost());
+    }
     policy = newPolicy;
     updatedAtMs = nowMs;
+  }
+
+  /**
+   * Pauses every pool until {@code untilMs} or longer (X6); for a partitioned budget pools made
+   * during the pause share it.
+   */
+  void pause(long untilMs, long nowMs) {
+    if (partitions != null) {
+      partitionsPausedUntilMs = Math.max(partitionsPausedUntilMs, untilMs);
+    }
+    for (Pool each : pools()) {
+      each.bucket().pause(untilMs, nowMs);
+    }
+  }
+
+  /** Ends the pause of every pool at once. */
+  void resume(long nowMs) {
+    partitionsPausedUntilMs = TokenBucket.NOT_PAUSED;
+    for (Pool each : pools()) {
+      each.bucket().resume(nowMs);
+    }
   }
 
   void touch(long nowMs) {
     updatedAtMs = nowMs;
   }
 
-  /** Every pool of this budget. */
-  Iterable<Pool> pools() {
-    return List.of(pool);
+  /** Every pool of this budget: its only one, or every partition held. */
+  public Collection<Pool> pools() {
+    return partitions == null ? List.of(pool) : partitions.values();
   }
 
-  /** Every waiting queue of the plain budget's pool in dispatch order, by job queue (copies). */
-  public Map<String, List<Job>> waitingQueues() {
-    return pool.waitingQueues();
-  }
 
   // ---- counts over the pools -----------------------------------------------------------------
 

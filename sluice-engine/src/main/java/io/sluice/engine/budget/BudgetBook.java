@@ -31,6 +31,7 @@ public final class BudgetBook {
   /** Jobs waiting in their budgets' queues. */
   private final Set<Job> parked = new HashSet<>();
   private final HeadVerdicts verdicts = new HeadVerdicts();
+  private final QuietPools quietPools = new QuietPools();
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
 
@@ -66,10 +67,25 @@ public final class BudgetBook {
     return budgets.get(key);
   }
 
-  /** The pool a binding draws on, or null when its budget is gone. */
+  /**
+   * The pool a binding draws on, or null when its budget is gone or its partition is not held
+   * (no job of it waits or runs).
+   */
   public Pool poolOf(Binding binding) {
     Budget budget = budgets.get(binding.key());
-    return budget == null ? null : budget.pool(binding.partition());
+    return budget == null ? null : budget.poolIfHeld(binding.partition());
+  }
+
+  /** The pool a binding draws on, a partition's made full if it is not held. */
+  private Pool poolFor(Binding binding, long nowMs) {
+    return budgets.get(binding.key()).pool(binding.partition(), nowMs);
+  }
+
+  /** A pool's last job left: once idle, a partition's is forgotten (X3). */
+  private void emptied(Pool pool, long nowMs) {
+    if (pool.partition() != null && pool.empty()) {
+      quietPools.watch(pool, nowMs);
+    }
   }
 
   public List<Budget> sortedByKey() {
@@ -88,9 +104,9 @@ public final class BudgetBook {
     }
   }
 
-  /** Creates a budget with a full bucket. */
-  public Budget create(String key, BudgetPolicy policy, long nowMs) {
-    Budget budget = new Budget(key, policy, nowMs, nowMs, nowMs);
+  /** Creates a budget with a full bucket (a partitioned one with no partition yet). */
+  public Budget create(String key, BudgetPolicy policy, boolean partitioned, long nowMs) {
+    Budget budget = new Budget(key, policy, partitioned, nowMs, nowMs, nowMs);
     budgets.put(key, budget);
     publisher.changed(budget);
     return budget;
@@ -98,10 +114,10 @@ public final class BudgetBook {
 
   /** Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10). */
   public Budget restore(BudgetView stored, long nowMs) {
-    Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
-        stored.updatedAtMs(), nowMs);
+    Budget budget = new Budget(stored.key(), stored.policy(), stored.partitioned(),
+        stored.createdAtMs(), stored.updatedAtMs(), nowMs);
     if (stored.pausedUntilMs() != null) {
-      budget.bucket().pause(stored.pausedUntilMs(), nowMs);
+      budget.pause(stored.pausedUntilMs(), nowMs);
     }
     budgets.put(stored.key(), budget);
     publisher.changed(budget);
@@ -122,17 +138,42 @@ public final class BudgetBook {
    */
   public void pause(Budget budget, long untilMs, long nowMs) {
     keepPreImage(budget);
-    budget.bucket().pause(untilMs, nowMs);
+    budget.pause(untilMs, nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
   }
 
-  /** Ends the budget's pause at once. */
+  /** Ends the budget's pause at once (every partition's, for a partitioned budget). */
   public void resume(Budget budget, long nowMs) {
     keepPreImage(budget);
-    budget.bucket().resume(nowMs);
+    budget.resume(nowMs);
     publisher.changed(budget);
     wake(budget, nowMs);
+  }
+
+  /**
+   * Pauses one partition of a partitioned budget (X6 under X3), held from now on until the pause
+   * ends and it is idle again.
+   */
+  public Pool pausePartition(Budget budget, String partition, long untilMs, long nowMs) {
+    Pool pool = budget.pool(partition, nowMs);
+    pool.bucket().pause(untilMs, nowMs);
+    publisher.changed(budget);
+    wake(pool, nowMs);
+    emptied(pool, nowMs);
+    return pool;
+  }
+
+  /** Ends one partition's pause at once; a partition not held is not paused. */
+  public void resumePartition(Budget budget, String partition, long nowMs) {
+    Pool pool = budget.poolIfHeld(partition);
+    if (pool == null) {
+      return;
+    }
+    pool.bucket().resume(nowMs);
+    publisher.changed(budget);
+    wake(pool, nowMs);
+    emptied(pool, nowMs);
   }
 
   public void remove(Budget budget) {
@@ -143,7 +184,11 @@ public final class BudgetBook {
 
   /** Keeps the bucket as it was before this turn's first change of it (see {@link #takeReplaced}). */
   private void keepPreImage(Budget budget) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    // A partitioned budget's pools are not carried over a rollback: they start full again, as
+    // after a restart (docs/decisions.md).
+    if (!budget.partitioned()) {
+      replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    }
   }
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
@@ -160,10 +205,10 @@ public final class BudgetBook {
    * A job put back in flight after a failed commit: its budgets count its cost again. Their
    * concurrency buckets are settled once every job is back ({@link #settleConcurrencyBuckets}).
    */
-  public void rehold(Job job) {
+  public void rehold(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
-      Pool pool = poolOf(binding);
-      if (pool != null) {
+      if (budgets.get(binding.key()) != null) {
+        Pool pool = poolFor(binding, nowMs);
         pool.reheld(binding.cost());
         publisher.changed(pool.budget());
       }
@@ -230,7 +275,7 @@ public final class BudgetBook {
     parked.add(job);
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
-      Pool pool = poolOf(binding);
+      Pool pool = poolFor(binding, nowMs);
       pool.park(job, binding.cost());
       publisher.changed(pool.budget());
       headsAny |= pool.head(job.queue()) == job;
@@ -260,6 +305,7 @@ public final class BudgetBook {
           evaluate(next, nowMs);
         }
       }
+      emptied(pool, nowMs);
     }
   }
 
@@ -336,6 +382,7 @@ public final class BudgetBook {
         pool.bucket().release(binding.cost());
         wake(pool, nowMs);
       }
+      emptied(pool, nowMs);
     }
   }
 
@@ -371,6 +418,7 @@ public final class BudgetBook {
     for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
+    quietPools.forgetIdle(nowMs, pool -> publisher.changed(pool.budget()));
   }
 
   /**

@@ -2,7 +2,14 @@ package io.sluice.engine.budget;
 
 /**
  * A merge patch of a budget policy (BUDGETS.md §8.5): null fields are absent; {@code clearBurst}
- * means {@code "burst": null}.
+ * means {@code "burst": null}. {@code partitioned} (X3) may only repeat the budget's own value.
  */
 public record PolicyPatch(Long allocation, String type, Long durationMs, Long burst,
-    boolean clearBurst) {}
+    boolean clearBurst, Boolean partitioned) {
+
+  /** A patch that says nothing of partitions. */
+  public PolicyPatch(Long allocation, String type, Long durationMs, Long burst,
+      boolean clearBurst) {
+    this(allocation, type, durationMs, burst, clearBurst, null);
+  }
+}

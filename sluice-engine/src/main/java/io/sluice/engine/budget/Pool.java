@@ -27,6 +27,8 @@ public final class Pool {
   private long parkedCost;
   private int inFlightJobs;
   private long inFlightCost;
+  /** Dispatches charged to this pool since it was made. */
+  private long dispatchedTotal;
   /**
    * Heads (of this or another pool) last found unable to pay because of this pool; a release,
    * refill or policy change here looks at them again. Entries may be stale: they are checked.
@@ -176,8 +178,13 @@ public final class Pool {
   void dispatched(long cost) {
     inFlightJobs++;
     inFlightCost += cost;
+    dispatchedTotal++;
     budget.flightChanged(1, cost);
     budget.countDispatch();
+  }
+
+  public long dispatchedTotal() {
+    return dispatchedTotal;
   }
 
   /** A job put back in flight after a failed commit: counted in flight, not dispatched again. */
@@ -203,13 +210,27 @@ public final class Pool {
     return inFlightCost;
   }
 
+  /** No job waits on this pool or runs charged to it. */
+  boolean empty() {
+    return parkedCount == 0 && inFlightJobs == 0;
+  }
+
   /**
-   * True when the pool holds nothing a fresh one would not (X3): no job waits or runs on it, its
-   * bucket is as full as a new one and it is not paused. Such a partition may be forgotten.
+   * True when the pool holds nothing a fresh one would not (X3): it is empty, its bucket is as
+   * full as a new one and not paused. Such a partition may be forgotten.
    */
   boolean idleAt(long nowMs) {
-    return parkedCount == 0 && inFlightJobs == 0 && blockedHeads == null
-        && bucket.debt() == 0 && bucket.tokensAt(nowMs) >= bucket.policy().capacity()
-        && !bucket.pausedAt(nowMs);
+    return empty() && bucket.debt() == 0 && !bucket.pausedAt(nowMs)
+        && bucket.tokensAt(nowMs) >= bucket.policy().capacity();
+  }
+
+  /**
+   * The earliest instant from which an empty pool left alone is idle: once a pause ends and the
+   * drip has filled it (while_in_flight pools are full once empty).
+   */
+  long idleFrom(long nowMs) {
+    long from = bucket.pausedAt(nowMs) ? bucket.pausedUntilMs() : nowMs;
+    Long full = bucket.accrualAt(bucket.policy().capacity(), from);
+    return full != null ? full : from;
   }
 }
