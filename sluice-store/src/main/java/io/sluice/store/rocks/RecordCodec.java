@@ -20,11 +20,21 @@ import java.util.List;
  * format version byte so that later versions can read older data.
  */
 final class RecordCodec {
-  /** Version 2 added budget bindings; version 1 records (no bindings) are still read. */
-  private static final int JOB_FORMAT = 2;
+  /**
+   * Version 3 added a binding's partition (X3), version 2 budget bindings; version 1 (no
+   * bindings) and 2 records are still read.
+   */
+  private static final int JOB_FORMAT = 3;
+  private static final int JOB_FORMAT_UNPARTITIONED = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
-  /** Version 2 added the end of the budget's pause (X6); version 1 records are still read. */
-  private static final int BUDGET_FORMAT = 2;
+  /** A binding's flags (format 3): it names a partition. */
+  private static final int HAS_PARTITION = 1;
+  /**
+   * Version 3 added whether the budget is partitioned (X3), version 2 the end of its pause (X6);
+   * version 1 and 2 records are still read.
+   */
+  private static final int BUDGET_FORMAT = 3;
+  private static final int BUDGET_FORMAT_UNPARTITIONED = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
   private static final int ERROR_FORMAT = 1;
   private static final int HAS_RETRY_LIMIT = 1;
@@ -74,7 +84,11 @@ final class RecordCodec {
     }
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
-      out.writeString(binding.key()).writeLong(binding.cost());
+      out.writeString(binding.key()).writeLong(binding.cost())
+          .writeByte(binding.partition() != null ? HAS_PARTITION : 0);
+      if (binding.partition() != null) {
+        out.writeString(binding.partition());
+      }
     }
     if (job.unique() != null) {
       out.writeString(job.unique().key()).writeByte(job.unique().scope().ordinal());
@@ -90,7 +104,8 @@ final class RecordCodec {
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_UNPARTITIONED
+        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -113,9 +128,12 @@ final class RecordCodec {
     RetentionPolicy retention =
         completedMs == null && deadMs == null ? null : new RetentionPolicy(completedMs, deadMs);
     List<Binding> budgets = new ArrayList<>();
-    if (format == JOB_FORMAT) {
+    if (format != JOB_FORMAT_WITHOUT_BINDINGS) {
       for (int i = in.readInt(); i > 0; i--) {
-        budgets.add(new Binding(in.readString(), in.readLong()));
+        String key = in.readString();
+        long cost = in.readLong();
+        boolean hasPartition = format == JOB_FORMAT && (in.readByte() & HAS_PARTITION) != 0;
+        budgets.add(new Binding(key, hasPartition ? in.readString() : null, cost));
       }
     }
     UniqueKey unique = (flags & HAS_UNIQUE) != 0
@@ -142,13 +160,15 @@ final class RecordCodec {
         .writeLong(budget.updatedAtMs())
         .writeByte(budget.pausedUntilMs() == null ? 0 : 1)
         .writeLong(budget.pausedUntilMs() == null ? 0 : budget.pausedUntilMs())
+        .writeByte(budget.partitioned() ? 1 : 0)
         .toByteArray();
   }
 
   static BudgetView decodeBudget(String key, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_UNPAUSED) {
+    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_UNPARTITIONED
+        && format != BUDGET_FORMAT_UNPAUSED) {
       throw new IllegalStateException("unknown budget record format " + format + " for " + key);
     }
     long allocation = in.readLong();
@@ -160,12 +180,13 @@ final class RecordCodec {
     long createdAtMs = in.readLong();
     long updatedAtMs = in.readLong();
     Long pausedUntilMs = null;
-    if (format == BUDGET_FORMAT) {
+    if (format != BUDGET_FORMAT_UNPAUSED) {
       boolean paused = in.readByte() == 1;
       long until = in.readLong();
       pausedUntilMs = paused ? until : null;
     }
-    return new BudgetView(key, policy, createdAtMs, updatedAtMs, pausedUntilMs);
+    boolean partitioned = format == BUDGET_FORMAT && in.readByte() == 1;
+    return new BudgetView(key, policy, partitioned, createdAtMs, updatedAtMs, pausedUntilMs);
   }
 
   static byte[] encodeError(ErrorRecord error) {
