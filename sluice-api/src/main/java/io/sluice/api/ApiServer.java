@@ -73,6 +73,7 @@ public final class ApiServer implements AutoCloseable {
         .register(primaryRoutes);
     Map<String, BudgetState> budgetStates = loop.call((eng, nowMs) -> eng.budgetStates());
     new BudgetRoutes(engine, budgetStates, clock).register(primaryRoutes);
+    new PartitionRoutes(engine, clock).register(primaryRoutes);
     new CronRoutes(engine).register(primaryRoutes);
     new JobWaitRoutes(engine).register(primaryRoutes);
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));

@@ -37,7 +37,12 @@ public final class BudgetWire {
         ? null : nested.u64(strategy, "duration_ms");
     Long burst = Fields.absent(strategy, "burst")
         ? null : nested.unsigned(strategy, "burst", U32_MAX);
-    return new PolicySpec(allocation, type, durationMs, burst);
+    return new PolicySpec(allocation, type, durationMs, burst, partitioned(fields, node));
+  }
+
+  /** The top-level {@code partitioned} flag (X3), null when absent. */
+  private static Boolean partitioned(Fields fields, JsonNode node) {
+    return Fields.absent(node, "partitioned") ? null : fields.bool(node, "partitioned");
   }
 
   /** A pause body (X6): exactly one of {@code for_ms} and {@code until}. */
@@ -60,10 +65,12 @@ public final class BudgetWire {
     fields.object(node, "the budget patch");
     rejectNull(node, "allocation", "allocation");
     rejectNull(node, "strategy", "strategy");
+    rejectNull(node, "partitioned", "partitioned");
     Long allocation = node.has("allocation") ? fields.unsigned(node, "allocation", U32_MAX) : null;
+    Boolean partitioned = partitioned(fields, node);
     JsonNode strategy = node.get("strategy");
     if (strategy == null) {
-      return new PolicyPatch(allocation, null, null, null, false);
+      return new PolicyPatch(allocation, null, null, null, false, partitioned);
     }
     Fields nested = fields.nested("strategy");
     nested.object(strategy, "strategy");
@@ -74,7 +81,7 @@ public final class BudgetWire {
     boolean clearBurst = strategy.has("burst") && strategy.get("burst").isNull();
     Long burst = strategy.has("burst") && !clearBurst
         ? nested.unsigned(strategy, "burst", U32_MAX) : null;
-    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst);
+    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, partitioned);
   }
 
   private static void rejectNull(JsonNode node, String field, String name) {
@@ -106,7 +113,8 @@ public final class BudgetWire {
     Long cost = Fields.absent(node, "cost") ? null : fields.unsigned(node, "cost", U32_MAX);
     PolicySpec createWith = Fields.absent(node, "create_with")
         ? null : policySpec(fields.nested("create_with"), node.get("create_with"));
-    return new BindingRequest(key, cost, createWith);
+    String partition = Fields.absent(node, "partition") ? null : fields.string(node, "partition");
+    return new BindingRequest(key, cost, createWith, partition);
   }
 
   public static void writeBudget(JsonGenerator gen, BudgetView budget) throws IOException {
@@ -120,18 +128,43 @@ public final class BudgetWire {
       throws IOException {
     gen.writeStartObject();
     writeBudgetFields(gen, state.view());
+    writeState(gen, state, asOfMs);
+    gen.writeEndObject();
+  }
+
+  /**
+   * One partition of a partitioned budget (X3):
+   * {@code {"key", "partition", "state": {…X1…}}}.
+   */
+  public static void writePartition(JsonGenerator gen, BudgetState state, long asOfMs)
+      throws IOException {
+    gen.writeStartObject();
+    gen.writeStringField("key", state.view().key());
+    gen.writeStringField("partition", state.partition());
+    writeState(gen, state, asOfMs);
+    gen.writeEndObject();
+  }
+
+  /**
+   * {@code "state": {…}} (X1). A partitioned budget as a whole has no tokens, debt or token
+   * instants (null) and says how many partitions it holds.
+   */
+  private static void writeState(JsonGenerator gen, BudgetState state, long asOfMs)
+      throws IOException {
     gen.writeObjectFieldStart("state");
     gen.writeNumberField("as_of", asOfMs);
-    gen.writeNumberField("tokens", state.tokensAt(asOfMs));
+    writeNullableNumber(gen, "tokens", state.tokensAt(asOfMs));
     gen.writeNumberField("capacity", state.capacity());
-    gen.writeNumberField("debt", state.debt());
+    writeNullableNumber(gen, "debt", state.debt());
     writeJobsAndCost(gen, "in_flight", state.inFlightJobs(), state.inFlightCost());
     writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
     writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
     writeNullableNumber(gen, "full_at", state.fullAtMs(asOfMs));
     writeNullableNumber(gen, "paused_until", state.pausedUntilMs(asOfMs));
     gen.writeNumberField("dispatched", state.dispatched());
-    gen.writeEndObject();
+    if (state.view().partitioned() && state.partition() == null) {
+      gen.writeNumberField("partitions", state.partitions());
+    }
     gen.writeEndObject();
   }
 
@@ -166,6 +199,10 @@ public final class BudgetWire {
       }
     }
     gen.writeEndObject();
+    // Only partitioned budgets say so: a client of the reference API sees what it always saw.
+    if (budget.partitioned()) {
+      gen.writeBooleanField("partitioned", true);
+    }
     gen.writeNumberField("created_at", budget.createdAtMs());
     gen.writeNumberField("updated_at", budget.updatedAtMs());
   }
@@ -179,6 +216,9 @@ public final class BudgetWire {
     for (Binding binding : bindings) {
       gen.writeStartObject();
       gen.writeStringField("key", binding.key());
+      if (binding.partition() != null) {
+        gen.writeStringField("partition", binding.partition());
+      }
       gen.writeNumberField("cost", binding.cost());
       gen.writeEndObject();
     }
