@@ -20,6 +20,7 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.Enqueued;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
+import io.sluice.engine.job.Throttle;
 import io.sluice.engine.store.JobStore;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -250,8 +251,18 @@ final class JobRoutes {
     String backtrace = Fields.absent(body, "backtrace") ? null : fields.string(body, "backtrace");
     Long retryAtMs = Fields.absent(body, "retry_at") ? null : fields.u64(body, "retry_at");
     boolean kill = !Fields.absent(body, "kill") && fields.bool(body, "kill");
+    Throttle throttle = Fields.absent(body, "throttle") ? null
+        : parseThrottle(fields.nested("throttle"), body.get("throttle"));
     return new FailureReport(message, errorType, backtrace, retryAtMs, kill,
-        ThreadLocalRandom.current().nextDouble());
+        ThreadLocalRandom.current().nextDouble(), throttle);
+  }
+
+  /** X6: {@code retry_after_ms} is read as a pause's {@code for_ms} is. */
+  private static Throttle parseThrottle(Fields fields, JsonNode node) {
+    fields.object(node, "throttle");
+    String budget = fields.string(node, "budget");
+    String partition = Fields.absent(node, "partition") ? null : fields.string(node, "partition");
+    return new Throttle(budget, partition, fields.u64(node, "retry_after_ms"));
   }
 
   // ---- reads ---------------------------------------------------------------------------------
@@ -308,12 +319,12 @@ final class JobRoutes {
     boolean descending = Pagination.descending(query.get("order"));
     int limit = Pagination.limit(query.get("limit"));
     String fromText = query.get("from");
-    long from = fromText == null || fromText.isEmpty() ? 0 : attemptNumber(fromText,
+    long from = fromText == null || fromText.isEmpty() ? 0 : sequenceNumber(fromText,
         "invalid query parameters: from must be a non-negative integer");
     boolean hasFrom = fromText != null && !fromText.isEmpty();
     JobId id = JobId.parseOrNull(rawId);
     ex.respond(engine.call((eng, nowMs) -> eng.get(id, nowMs)), job -> {
-      // Descending from attempt 1 or 0 has nothing before it; afterAttempt 0 would mean "from
+      // Descending from record 1 or 0 has nothing before it; afterSequence 0 would mean "from
       // the newest" to the store.
       List<ErrorRecord> page = descending && hasFrom && from <= 1
           ? List.of()
@@ -333,13 +344,13 @@ final class JobRoutes {
         gen.writeStringField("self",
             base + (hasFrom ? "from=" + from + "&" : "") + "order=" + order + "&limit=" + limit);
         if (more) {
-          gen.writeStringField("next", base + "from=" + shown.get(shown.size() - 1).attempt()
+          gen.writeStringField("next", base + "from=" + shown.get(shown.size() - 1).sequence()
               + "&order=" + order + "&limit=" + limit);
         } else {
           gen.writeNullField("next");
         }
         if (hasFrom && !shown.isEmpty()) {
-          gen.writeStringField("prev", base + "from=" + shown.get(0).attempt() + "&order="
+          gen.writeStringField("prev", base + "from=" + shown.get(0).sequence() + "&order="
               + (descending ? "asc" : "desc") + "&limit=" + limit);
         } else {
           gen.writeNullField("prev");
@@ -350,13 +361,17 @@ final class JobRoutes {
     });
   }
 
-  private void error(Exchange ex, String rawId, String rawAttempt) {
+  /**
+   * {@code GET /jobs/{id}/errors/{n}}: the n-th error record of the job, which is the record of
+   * attempt n until the job is first throttled (X6).
+   */
+  private void error(Exchange ex, String rawId, String rawNumber) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    long attempt = attemptNumber(rawAttempt, "invalid attempt: \"" + rawAttempt + "\"");
+    long sequence = sequenceNumber(rawNumber, "invalid attempt: \"" + rawNumber + "\"");
     JobId id = JobId.parseOrNull(rawId);
     ex.respond(engine.call((eng, nowMs) -> eng.get(id, nowMs)), job -> {
-      ErrorRecord error = store.readError(job.id(), attempt);
+      ErrorRecord error = store.readError(job.id(), sequence);
       if (error == null) {
         throw new SluiceException.NotFound("error record not found");
       }
@@ -364,7 +379,7 @@ final class JobRoutes {
     });
   }
 
-  private static long attemptNumber(String value, String message) {
+  private static long sequenceNumber(String value, String message) {
     try {
       long number = Long.parseLong(value);
       if (number >= 0 && number <= U32_MAX) {

@@ -61,12 +61,16 @@ final class JobRunner {
   }
 
   static FailureReport report(Throwable error) {
-    if (error instanceof KillJobException || error instanceof RetryJobException) {
+    if (error instanceof KillJobException || error instanceof RetryJobException
+        || error instanceof ThrottledException) {
       // The handler's message explains the decision; the cause, if any, is what went wrong.
       Throwable cause = error.getCause() != null ? error.getCause() : error;
       FailureReport detail = FailureReport.of(cause);
       FailureReport report = new FailureReport(String.valueOf(error.getMessage()),
-          detail.errorType(), detail.backtrace(), null, null);
+          detail.errorType(), detail.backtrace(), null, null, null);
+      if (error instanceof ThrottledException throttled) {
+        return report.throttling(throttled.budget(), throttled.retryAfter());
+      }
       return error instanceof RetryJobException retry
           ? report.retryingAt(retry.retryAt())
           : report.killed();

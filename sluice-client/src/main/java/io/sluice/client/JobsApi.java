@@ -186,7 +186,10 @@ public final class JobsApi {
     return List.of();
   }
 
-  /** {@code POST /jobs/{id}/failure}; returns the job as rescheduled or dead. */
+  /**
+   * {@code POST /jobs/{id}/failure}; returns the job as rescheduled or dead, or, for a throttled
+   * report (X6), ready again with its attempts unchanged.
+   */
   public Job fail(String id, FailureReport report) {
     return transport.call("POST", "/jobs/" + segment(id) + "/failure", report, Job.class);
   }

@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * What a worker reports about a job it holds (API.md §8.5–§8.7): success, which completes it, or
  * failure, which schedules a retry with backoff or kills it once its retries are spent. Either
- * way the job leaves flight, and a finished one is retained or forgotten per its retention.
+ * way the job leaves flight, and a finished one is retained or forgotten per its retention. A
+ * failure reported as throttled (X6) goes to {@link ThrottledFailures}.
  *
  * <p>Runs on the engine thread.
  */
@@ -30,10 +31,11 @@ final class Completions {
   private final JobRemoval removal;
   private final Writes writes;
   private final EngineObserver observer;
+  private final ThrottledFailures throttled;
 
   Completions(EngineConfig config, JobTable jobs, Placement placement, BudgetBook budgets,
       UniqueClaims claims, PayloadCache payloads, JobRemoval removal, Writes writes,
-      EngineObserver observer) {
+      EngineObserver observer, ThrottledFailures throttled) {
     this.config = config;
     this.jobs = jobs;
     this.placement = placement;
@@ -43,6 +45,7 @@ final class Completions {
     this.removal = removal;
     this.writes = writes;
     this.observer = observer;
+    this.throttled = throttled;
   }
 
   void complete(JobId id, long nowMs) {
@@ -73,12 +76,18 @@ final class Completions {
 
   JobSnapshot fail(JobId id, FailureReport report, long nowMs) {
     Job job = inFlight(id);
+    if (report.throttle() != null) {
+      return throttled.fail(job, report, nowMs);
+    }
     placement.leaveFlight(job, nowMs);
     int attempts = job.attempts() + 1;
     job.attempts(attempts);
+    int sequence = job.errorRecords() + 1;
+    job.errorRecords(sequence);
     job.failedAtMs(nowMs);
-    writes.write(new Mutation.PutError(job.id(), new ErrorRecord(attempts, report.message(),
-        report.errorType(), report.backtrace(), job.dequeuedAtMs(), nowMs)));
+    writes.write(new Mutation.PutError(job.id(), new ErrorRecord(sequence, attempts,
+        report.message(), report.errorType(), report.backtrace(), job.dequeuedAtMs(), nowMs,
+        false)));
     int retryLimit = job.retryLimit() != null ? job.retryLimit() : config.defaultRetryLimit();
     boolean dead = report.kill() || (report.retryAtMs() == null && attempts > retryLimit);
     observer.failed(job.queue(), ranMs(job, nowMs), dead);
@@ -105,7 +114,7 @@ final class Completions {
     return snapshot;
   }
 
-  private static long ranMs(Job job, long nowMs) {
+  static long ranMs(Job job, long nowMs) {
     return Math.max(0, nowMs - job.dequeuedAtMs());
   }
 

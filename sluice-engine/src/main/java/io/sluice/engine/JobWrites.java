@@ -37,6 +37,6 @@ final class JobWrites {
   }
 
   static Mutation.DeleteJob delete(Job job, IndexEntry stored) {
-    return new Mutation.DeleteJob(job.id(), job.attempts(), stored);
+    return new Mutation.DeleteJob(job.id(), job.errorRecords(), stored);
   }
 }

@@ -47,14 +47,15 @@ final class Rooms {
     removal = new JobRemoval(jobs, payloads, claims, openBatches, writes);
     enqueuing = new Enqueuing(jobs, placement, budgets, claims, openBatches, batchExpressions,
         payloads, writes, observer);
-    completions = new Completions(config, jobs, placement, budgets, claims, payloads, removal,
-        writes, observer);
+
     edits = new JobEdits(jobs, placement, removal, new JobRebinder(budgets, placement, writes),
         writes);
     streams = new TakeStreams(config, jobs, dispatcher, placement, claims, openBatches, payloads,
         writes, observer);
     crons = new CronAdmin(writes::write, budgets, cronDefaultZone);
     budgetAdmin = new BudgetAdmin(budgets, crons, writes::write);
+    completions = new Completions(config, jobs, placement, budgets, claims, payloads, removal,
+        writes, observer, new ThrottledFailures(budgetAdmin, placement, claims, writes, observer));
     CronFiring firing = new CronFiring(crons, new CronJobs(writes, enqueuing), jobIds);
     due = new DueWork(crons, firing, placement, budgets,
         new Reaper(placement, removal, config.reaperIntervalMs()), config.schedulerBatchSize());

@@ -437,7 +437,7 @@ public final class EngineHarness {
         throw new AssertionError("deletion of " + delete.id() + " names index entry "
             + delete.indexed() + " but the store holds " + stored);
       }
-      return new Mutation.DeleteJob(delete.id(), delete.attempts());
+      return new Mutation.DeleteJob(delete.id(), delete.errorRecords());
     }
     return mutation;
   }

@@ -159,6 +159,10 @@ public final class JobWriter {
     }
     gen.writeNumberField("dequeued_at", error.dequeuedAtMs());
     gen.writeNumberField("failed_at", error.failedAtMs());
+    // X6: present only on throttled records, so a reference client sees §6.3 exactly.
+    if (error.throttled()) {
+      gen.writeBooleanField("throttled", true);
+    }
     gen.writeEndObject();
   }
 }

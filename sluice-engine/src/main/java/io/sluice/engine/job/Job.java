@@ -22,6 +22,8 @@ public final class Job {
   private JobStatus status;
   private long readyAtMs;
   private int attempts;
+  /** How many error records the job has: its attempts plus its throttled failures (X6). */
+  private int errorRecords;
   private Integer retryLimit;
   private BackoffPolicy backoff;
   private RetentionPolicy retention;
@@ -108,6 +110,14 @@ public final class Job {
 
   public void attempts(int attempts) {
     this.attempts = attempts;
+  }
+
+  public int errorRecords() {
+    return errorRecords;
+  }
+
+  public void errorRecords(int errorRecords) {
+    this.errorRecords = errorRecords;
   }
 
   public Integer retryLimit() {
@@ -199,13 +209,14 @@ public final class Job {
     return new JobSnapshot(
         id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
         dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, withPayload ? payload : null,
-        budgets, unique, batch);
+        budgets, unique, batch, errorRecords);
   }
 
   /** The job of {@code s} under the given (canonical) type and queue names. */
   public static Job fromSnapshot(JobSnapshot s, String type, String queue) {
     Job job = new Job(s.id(), type, queue, s.priority(), s.status(), s.readyAtMs());
     job.attempts = s.attempts();
+    job.errorRecords = s.errorRecords();
     job.retryLimit = s.retryLimit();
     job.backoff = s.backoff();
     job.retention = s.retention();

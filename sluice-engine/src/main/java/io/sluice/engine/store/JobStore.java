@@ -61,10 +61,14 @@ public interface JobStore extends AutoCloseable {
   /** The canonical JSON payload of a job, or null if none is stored. */
   byte[] readPayload(JobId id);
 
-  /** Error records with attempt after {@code afterAttempt} (before it when descending). */
-  List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit);
+  /**
+   * Error records with sequence after {@code afterSequence} (before it when descending; 0 then
+   * means from the newest). A job never throttled has sequence = attempt (X6).
+   */
+  List<ErrorRecord> readErrors(JobId id, long afterSequence, boolean descending, int limit);
 
-  ErrorRecord readError(JobId id, long attempt);
+  /** The error record at {@code sequence} in the job's error list, or null. */
+  ErrorRecord readError(JobId id, long sequence);
 
   @Override
   void close();

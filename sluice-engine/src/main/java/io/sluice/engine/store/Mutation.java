@@ -20,15 +20,17 @@ public sealed interface Mutation {
 
   record PutPayload(JobId id, byte[] payload) implements Mutation {}
 
+  /** Writes the error record under its {@link ErrorRecord#sequence()}. */
   record PutError(JobId id, ErrorRecord error) implements Mutation {}
 
   /**
-   * Removes the job record, its payload, its {@code attempts} error records and its index keys
-   * ({@code indexed}, what the record is indexed under; null only where nothing was indexed).
+   * Removes the job record, its payload, its {@code errorRecords} error records (sequences 1 to
+   * {@code errorRecords}) and its index keys ({@code indexed}, what the record is indexed under;
+   * null only where nothing was indexed).
    */
-  record DeleteJob(JobId id, int attempts, IndexEntry indexed) implements Mutation {
-    public DeleteJob(JobId id, int attempts) {
-      this(id, attempts, null);
+  record DeleteJob(JobId id, int errorRecords, IndexEntry indexed) implements Mutation {
+    public DeleteJob(JobId id, int errorRecords) {
+      this(id, errorRecords, null);
     }
   }
 

@@ -16,6 +16,7 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
+import io.sluice.engine.job.Throttle;
 import io.sluice.engine.property.Ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -96,6 +97,7 @@ final class EngineScenario {
   int dispatches;
   int refusals;
   int ticks;
+  int throttles;
 
   /** @param globalLimit the engine's global in-flight limit; 0 means unlimited */
   EngineScenario(int globalLimit) {
@@ -124,6 +126,7 @@ final class EngineScenario {
     final List<Binding> bindings;
     State state;
     long readyAtMs;
+    int attempts;
     Worker holder;
 
     Job(JobId id, String name, String queue, int priority, List<Binding> bindings) {
@@ -299,6 +302,10 @@ final class EngineScenario {
       closeWorker(close.pick(), close.again());
     } else if (op instanceof Ops.Advance advance) {
       advance(advance.ms());
+    } else if (op instanceof Ops.PauseBudget pause) {
+      pauseBudget(key(pause.key()), pause.forMs());
+    } else if (op instanceof Ops.Throttle throttle) {
+      throttle(throttle.pick(), throttle.binding(), throttle.retryAfterMs());
     } else {
       throw new IllegalArgumentException("unknown operation " + op);
     }
@@ -421,7 +428,7 @@ final class EngineScenario {
       check(budget.bucket.acquire(binding.cost(), now), () -> "invariant 3: delivered " + name
           + " " + job.bindings + " though budget " + budget.key + " " + budget.policy
           + " could not pay " + binding.cost() + " (holds " + before + ", in-flight cost "
-          + budget.inFlightCost + ")");
+          + budget.inFlightCost + (budget.bucket.paused(now) ? ", paused" : "") + ")");
       budget.inFlightCost += binding.cost();
       budget.dispatched++;
       dispatchedOn.add(budget.key);
@@ -915,7 +922,57 @@ final class EngineScenario {
     } else {
       job.state = State.SCHEDULED;
       job.readyAtMs = after.readyAtMs();
+      job.attempts++;
     }
+  }
+
+  /** X6: the budget pauses for {@code forMs}, never shortening a pause already running. */
+  private void pauseBudget(String key, long forMs) {
+    Budget budget = budgets.get(key);
+    boolean ok = expect("pause " + key + " for " + forMs + " ms",
+        () -> engine.budgetAdmin().pause(key, forMs, null, now),
+        SluiceException.NotFound.class, budget == null ? "budget '" + key + "' not found" : null);
+    if (ok) {
+      budget.bucket.pause(now + forMs, now);
+    }
+  }
+
+  /**
+   * X6: an in-flight job reports being throttled by one of its budgets, which pauses like
+   * {@link #pauseBudget}; the job is ready again at once with its attempts unchanged, and the
+   * checks after the turn hold it to its FIFO place. A job bound to nothing is refused.
+   */
+  private void throttle(int pick, int bindingPick, long retryAfterMs) {
+    List<Job> candidates = inFlight();
+    if (candidates.isEmpty()) {
+      logStep("throttle: nothing in flight");
+      return;
+    }
+    Job job = candidates.get(pick % candidates.size());
+    if (job.bindings.isEmpty()) {
+      String key = key(bindingPick % Ops.BUDGET_KEYS);
+      expect("throttle " + job + " naming " + key,
+          () -> engine.fail(job.id, throttled(key, retryAfterMs), now),
+          SluiceException.Unprocessable.class, "job is not bound to budget " + key);
+      return;
+    }
+    String key = job.bindings.get(bindingPick % job.bindings.size()).key();
+    String holder = job.holder.name;
+    JobSnapshot after = engine.fail(job.id, throttled(key, retryAfterMs), now);
+    logStep("throttle " + job + " (held by " + holder + ") pausing " + key + " for "
+        + retryAfterMs + " ms → " + after.status().wireName());
+    check(after.status() == JobStatus.READY && after.attempts() == job.attempts,
+        () -> "a throttled failure left " + job + " " + after.status() + " with attempts "
+            + after.attempts() + ", expected ready with " + job.attempts);
+    budgets.get(key).bucket.pause(now + retryAfterMs, now);
+    throttles++;
+    leaveFlight(job);
+    job.state = State.READY;
+  }
+
+  private static FailureReport throttled(String key, long retryAfterMs) {
+    return new FailureReport("429", null, null, null, false, 0.5,
+        new Throttle(key, null, retryAfterMs));
   }
 
   private void closeWorker(int pick, boolean again) {
@@ -994,6 +1051,14 @@ final class EngineScenario {
     for (Worker worker : List.copyOf(openWorkers)) {
       close(worker);
       turn();
+    }
+    for (Budget budget : budgets.values()) {
+      if (budget.bucket.paused(now)) {
+        engine.budgetAdmin().resume(budget.key, now);
+        budget.bucket.resume(now);
+        logStep("resume " + budget.key);
+        turn();
+      }
     }
     for (Budget budget : List.copyOf(budgets.values())) {
       check(budget.inFlightCost == 0, () -> "model: " + budget + " still has in-flight cost");

@@ -48,6 +48,16 @@ final class Ops {
 
   record Advance(long ms) implements Op {}
 
+  /** POST /budgets/{key}/pause {"for_ms": forMs} (X6). */
+  record PauseBudget(int key, long forMs) implements Op {}
+
+  /**
+   * A failure reported as throttled (X6) by an in-flight job, naming one of its bindings
+   * ({@code binding} modulo their number), or budget {@code binding} modulo the keys for a job
+   * bound to none (must be refused).
+   */
+  record Throttle(int pick, int binding, long retryAfterMs) implements Op {}
+
   enum FailKind {
     RETRY_IN_PAST,
     RETRY_NOW,
@@ -64,16 +74,18 @@ final class Ops {
 
   /** Relative weights of the operations, and which strategies the budgets may have. */
   record Profile(int put, int create, int patch, int delete, int enqueue, int openWorker,
-      int ack, int fail, int close, int advance, boolean timeBased, boolean concurrency,
-      int maxBindings) {
-    static final Profile MIXED = new Profile(6, 2, 6, 2, 25, 6, 18, 8, 4, 20, true, true, 3);
+      int ack, int fail, int close, int advance, int pause, int throttle, boolean timeBased,
+      boolean concurrency, int maxBindings) {
+    static final Profile MIXED =
+        new Profile(6, 2, 6, 2, 25, 6, 18, 8, 4, 20, 2, 4, true, true, 3);
     static final Profile CONCURRENCY_ONLY =
-        new Profile(6, 2, 8, 2, 25, 6, 20, 8, 6, 12, false, true, 3);
-    static final Profile RATE_HEAVY = new Profile(4, 2, 4, 1, 25, 5, 18, 6, 3, 30, true, false, 3);
+        new Profile(6, 2, 8, 2, 25, 6, 20, 8, 6, 12, 2, 4, false, true, 3);
+    static final Profile RATE_HEAVY =
+        new Profile(4, 2, 4, 1, 25, 5, 18, 6, 3, 30, 2, 4, true, false, 3);
 
     Profile withMaxBindings(int max) {
       return new Profile(put, create, patch, delete, enqueue, openWorker, ack, fail, close,
-          advance, timeBased, concurrency, max);
+          advance, pause, throttle, timeBased, concurrency, max);
     }
   }
 
@@ -106,7 +118,18 @@ final class Ops {
             Arbitraries.integers().between(0, 5_000)).as(Fail::new)),
         Tuple.of(p.close(), Combinators.combine(pick(),
             Arbitraries.of(false, false, false, true)).as(CloseWorker::new)),
-        Tuple.of(p.advance(), advance()));
+        Tuple.of(p.advance(), advance()),
+        Tuple.of(p.pause(), Combinators.combine(key(), pauseMs()).as(PauseBudget::new)),
+        Tuple.of(p.throttle(), Combinators.combine(pick(), pick(), pauseMs())
+            .as(Throttle::new)));
+  }
+
+  /** Pauses of 0 ms (no pause at all) to 2 minutes, most of them short. */
+  static Arbitrary<Long> pauseMs() {
+    return Arbitraries.frequencyOf(
+        Tuple.of(1, Arbitraries.just(0L)),
+        Tuple.of(4, Arbitraries.longs().between(1, 5_000)),
+        Tuple.of(1, Arbitraries.longs().between(5_001, 120_000)));
   }
 
   static Arbitrary<Integer> key() {

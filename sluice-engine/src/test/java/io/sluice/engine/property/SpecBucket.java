@@ -12,6 +12,10 @@ import java.math.BigInteger;
  * {@code L = max(L, now)} on every refill of either strategy (so a switch to time_based starts
  * dripping at the switch). That is the reading with the fewer tokens, so the "dispatch is
  * immediate" check can never demand a dispatch that the other reading would forbid.
+ *
+ * <p>A pause (EXTENSIONS.md X6) is kept as its end {@code P}: before it nothing is paid and
+ * nothing accrues, so the drip counts only the time after {@code max(L, P)}; it never shortens,
+ * and a resume ends it.
  */
 final class SpecBucket {
   private ModelPolicy policy;
@@ -20,6 +24,7 @@ final class SpecBucket {
   private long accrued;
   private long debt;
   private long lastRefillMs;
+  private long pausedUntilMs = Long.MIN_VALUE;
 
   SpecBucket(ModelPolicy policy, long nowMs) {
     this.policy = policy;
@@ -52,7 +57,7 @@ final class SpecBucket {
     if (tokens >= capacity) {
       return new long[] {capacity, 0};
     }
-    long elapsed = Math.max(0, nowMs - lastRefillMs);
+    long elapsed = Math.max(0, nowMs - Math.max(lastRefillMs, pausedUntilMs));
     BigInteger banked = BigInteger.valueOf(accrued)
         .add(BigInteger.valueOf(elapsed).multiply(BigInteger.valueOf(policy.allocation())));
     BigInteger[] qr = banked.divideAndRemainder(BigInteger.valueOf(policy.durationMs()));
@@ -75,14 +80,29 @@ final class SpecBucket {
     lastRefillMs = Math.max(lastRefillMs, nowMs);
   }
 
+  boolean paused(long nowMs) {
+    return nowMs < pausedUntilMs;
+  }
+
+  /** Pauses until {@code untilMs}, or longer if already paused; what accrued so far is kept. */
+  void pause(long untilMs, long nowMs) {
+    refill(nowMs);
+    pausedUntilMs = Math.max(pausedUntilMs, untilMs);
+  }
+
+  void resume(long nowMs) {
+    refill(nowMs);
+    pausedUntilMs = Long.MIN_VALUE;
+  }
+
   boolean canPay(long cost, long nowMs) {
-    return cost <= capacity && project(nowMs)[0] >= cost;
+    return !paused(nowMs) && cost <= capacity && project(nowMs)[0] >= cost;
   }
 
   /** Acquire(cost, now); false (and nothing changed but the refill) when it cannot pay. */
   boolean acquire(long cost, long nowMs) {
     refill(nowMs);
-    if (tokens < cost) {
+    if (paused(nowMs) || tokens < cost) {
       return false;
     }
     tokens -= cost;
@@ -102,6 +122,9 @@ final class SpecBucket {
    * cannot.
    */
   long payableAt(long cost, long nowMs) {
+    if (paused(nowMs)) {
+      return payableAt(cost, pausedUntilMs);
+    }
     long[] p = project(nowMs);
     if (p[0] >= cost) {
       return nowMs;
@@ -150,6 +173,7 @@ final class SpecBucket {
   @Override
   public String toString() {
     return policy + " T=" + tokens + (debt > 0 ? " D=" + debt : "")
-        + (policy.timeBased() ? " K=" + accrued + " L=" + lastRefillMs : "");
+        + (policy.timeBased() ? " K=" + accrued + " L=" + lastRefillMs : "")
+        + (pausedUntilMs == Long.MIN_VALUE ? "" : " P=" + pausedUntilMs);
   }
 }

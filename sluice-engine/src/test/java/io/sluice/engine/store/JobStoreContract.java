@@ -137,7 +137,7 @@ public abstract class JobStoreContract {
   }
 
   private static Mutation.DeleteJob delete(JobSnapshot stored) {
-    return new Mutation.DeleteJob(stored.id(), stored.attempts(), IndexEntry.of(stored));
+    return new Mutation.DeleteJob(stored.id(), stored.errorRecords(), IndexEntry.of(stored));
   }
 
   /** Every record left in {@code scan}, which is then closed. */
@@ -352,6 +352,19 @@ public abstract class JobStoreContract {
 
       assertThat(store.readJob(job.id())).isEqualTo(job);
       assertThat(scan()).containsExactly(job);
+    }
+
+    @Test
+    void roundTripsTheErrorRecordCountOfAThrottledJob() {
+      JobSnapshot throttled = new JobSnapshot(ids.next(T0), "call", "q", 1, JobStatus.READY, T0,
+          1, null, null, null, T0, T0, Job.NONE, Job.NONE, null, List.of(new Binding("api", 1)),
+          null, null, 3);
+      commit(new Mutation.PutJob(throttled));
+
+      restart();
+
+      assertThat(store.readJob(throttled.id()).errorRecords()).isEqualTo(3);
+      assertThat(scan()).containsExactly(throttled);
     }
   }
 
@@ -678,6 +691,24 @@ public abstract class JobStoreContract {
 
       assertThat(store.readError(failing, 1)).isEqualTo(full);
     }
+
+    @Test
+    void keepsThrottledRecordsBesideTheCountedFailureOfTheSameAttempt() {
+      JobId throttledJob = ids.next(T0 + 10);
+      ErrorRecord throttled = new ErrorRecord(1, 1, "429", null, null, T0, T0 + 1, true);
+      ErrorRecord again = new ErrorRecord(2, 1, "429 again", null, null, T0 + 2, T0 + 3, true);
+      ErrorRecord counted = new ErrorRecord(3, 1, "500", null, null, T0 + 4, T0 + 5, false);
+      commit(new Mutation.PutError(throttledJob, throttled),
+          new Mutation.PutError(throttledJob, again), new Mutation.PutError(throttledJob, counted));
+
+      restart();
+
+      assertThat(store.readErrors(throttledJob, 0, false, 10))
+          .containsExactly(throttled, again, counted);
+      assertThat(store.readErrors(throttledJob, 1, false, 1)).containsExactly(again);
+      assertThat(store.readErrors(throttledJob, 3, true, 10)).containsExactly(again, throttled);
+      assertThat(store.readError(throttledJob, 3)).isEqualTo(counted);
+    }
   }
 
   @Nested
@@ -714,6 +745,20 @@ public abstract class JobStoreContract {
 
       assertThat(scan()).extracting(JobSnapshot::id).containsExactly(recreated);
       assertThat(store.readError(diedAtOnce, 1)).isNull();
+    }
+
+    @Test
+    void removesTheErrorRecordsOfThrottledFailuresToo() {
+      JobId throttled = ids.next(T0);
+      commit(new Mutation.PutJob(plainJob(throttled)),
+          new Mutation.PutError(throttled, new ErrorRecord(1, 1, "429", null, null, T0, T0, true)),
+          new Mutation.PutError(throttled,
+              new ErrorRecord(2, 1, "500", null, null, T0, T0, false)));
+
+      commit(new Mutation.DeleteJob(throttled, 2));
+      restart();
+
+      assertThat(store.readErrors(throttled, 0, false, 10)).isEmpty();
     }
   }
 

@@ -164,28 +164,28 @@ public final class MemoryJobStore implements JobStore {
   }
 
   @Override
-  public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending,
+  public List<ErrorRecord> readErrors(JobId id, long afterSequence, boolean descending,
       int limit) {
     checkOpen("read of errors of " + id);
     NavigableMap<Long, ErrorRecord> errors = disk.contents.errorsOf(id);
     NavigableMap<Long, ErrorRecord> range;
     if (descending) {
-      long last = afterAttempt <= 0 ? StoreContents.MAX_ATTEMPT
-          : Math.min(afterAttempt - 1, StoreContents.MAX_ATTEMPT);
+      long last = afterSequence <= 0 ? StoreContents.MAX_SEQUENCE
+          : Math.min(afterSequence - 1, StoreContents.MAX_SEQUENCE);
       range = errors.headMap(last, true).descendingMap();
     } else {
-      if (afterAttempt >= StoreContents.MAX_ATTEMPT) {
+      if (afterSequence >= StoreContents.MAX_SEQUENCE) {
         return List.of();
       }
-      range = errors.tailMap(Math.max(0, afterAttempt + 1), true);
+      range = errors.tailMap(Math.max(0, afterSequence + 1), true);
     }
     return range.values().stream().limit(limit).toList();
   }
 
   @Override
-  public ErrorRecord readError(JobId id, long attempt) {
-    checkOpen("read of error " + attempt + " of " + id);
-    return disk.contents.errorsOf(id).get(attempt);
+  public ErrorRecord readError(JobId id, long sequence) {
+    checkOpen("read of error " + sequence + " of " + id);
+    return disk.contents.errorsOf(id).get(sequence);
   }
 
   @Override

@@ -27,7 +27,7 @@ import java.util.TreeSet;
  */
 final class StoreContents {
   /** Attempt numbers are stored as unsigned 32-bit values. */
-  static final long MAX_ATTEMPT = 0xFFFFFFFFL;
+  static final long MAX_SEQUENCE = 0xFFFFFFFFL;
 
   final TreeMap<JobId, JobSnapshot> jobs = new TreeMap<>();
   final Map<JobId, byte[]> payloads = new HashMap<>();
@@ -71,12 +71,12 @@ final class StoreContents {
       payloads.put(put.id(), put.payload().clone());
     } else if (mutation instanceof Mutation.PutError put) {
       errors.computeIfAbsent(put.id(), id -> new TreeMap<>())
-          .put(Integer.toUnsignedLong(put.error().attempt()), put.error());
+          .put(Integer.toUnsignedLong(put.error().sequence()), put.error());
     } else if (mutation instanceof Mutation.DeleteJob delete) {
       jobs.remove(delete.id());
       payloads.remove(delete.id());
       reindex(delete.id(), delete.indexed(), null);
-      deleteErrors(delete.id(), delete.attempts());
+      deleteErrors(delete.id(), delete.errorRecords());
     } else if (mutation instanceof Mutation.PutBudget put) {
       budgets.put(put.budget().key(), put.budget());
     } else if (mutation instanceof Mutation.DeleteBudget delete) {
@@ -92,11 +92,11 @@ final class StoreContents {
     }
   }
 
-  /** Deletes attempts 1 to {@code attempts} only, as RocksDB deletes one key per attempt. */
-  private void deleteErrors(JobId id, int attempts) {
+  /** Deletes sequences 1 to {@code count} only, as RocksDB deletes one key per sequence. */
+  private void deleteErrors(JobId id, int count) {
     TreeMap<Long, ErrorRecord> records = errors.get(id);
-    if (records != null && attempts >= 1) {
-      records.subMap(1L, true, (long) attempts, true).clear();
+    if (records != null && count >= 1) {
+      records.subMap(1L, true, (long) count, true).clear();
       if (records.isEmpty()) {
         errors.remove(id);
       }
@@ -128,7 +128,7 @@ final class StoreContents {
     }
   }
 
-  /** The error records of one job by attempt (empty when none). */
+  /** The error records of one job by sequence (empty when none). */
   NavigableMap<Long, ErrorRecord> errorsOf(JobId id) {
     TreeMap<Long, ErrorRecord> records = errors.get(id);
     return records == null ? Collections.emptyNavigableMap() : records;

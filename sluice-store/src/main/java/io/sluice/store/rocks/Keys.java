@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
  * <ul>
  *   <li>{@code jobs}, {@code payloads}: job id as 16 bytes (high 64 bits, then low 64 bits), so
  *       keys sort in creation order.
- *   <li>{@code errors}: job id (16 bytes) followed by the attempt number as an unsigned 32-bit
- *       integer (4 bytes), so one job's records are contiguous and sorted by attempt.
+ *   <li>{@code errors}: job id (16 bytes) followed by the record's sequence number (its position
+ *       in the job's error list, which is its attempt number until the job is first throttled,
+ *       X6) as an unsigned 32-bit integer (4 bytes), so one job's records are contiguous and in
+ *       the order they were written.
  *   <li>{@code budgets}, {@code crons}: the budget key or cron group name as UTF-8 bytes.
  *   <li>{@code pointers}: one byte for the pointer kind, then the key as UTF-8 bytes; the value
  *       is the job key.
@@ -41,12 +43,17 @@ final class Keys {
     return new String(key, StandardCharsets.UTF_8);
   }
 
-  static byte[] error(JobId id, long attempt) {
+  static byte[] error(JobId id, long sequence) {
     return ByteBuffer.allocate(ERROR_KEY_LENGTH)
         .putLong(id.hi())
         .putLong(id.lo())
-        .putInt((int) attempt)
+        .putInt((int) sequence)
         .array();
+  }
+
+  /** The sequence number of an error record's key. */
+  static int errorSequence(byte[] key) {
+    return ByteBuffer.wrap(key).getInt(JOB_KEY_LENGTH);
   }
 
   static boolean isErrorOf(byte[] key, JobId id) {

@@ -16,18 +16,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Binary encoding of job records (without payload), budget policies and error records. Each record starts with a
- * format version byte so that later versions can read older data.
+ * Binary encoding of job records (without payload), budget policies and error records. Each
+ * record starts with a format version byte so that later versions can read older data.
  */
 final class RecordCodec {
   /**
-   * Version 3 added a binding's partition (X3), version 2 budget bindings; version 1 (no
-   * bindings) and 2 records are still read.
+   * Version 4 added a binding's partition (X3); version 3 the number of error records (X6: a
+   * throttled failure adds one without counting an attempt). Versions 1 (no bindings), 2 (no
+   * error count: as many error records as attempts, which always held before throttling) and 3
+   * are still read.
    */
-  private static final int JOB_FORMAT = 3;
-  private static final int JOB_FORMAT_UNPARTITIONED = 2;
+  private static final int JOB_FORMAT = 4;
+  private static final int JOB_FORMAT_UNPARTITIONED = 3;
+  private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
-  /** A binding's flags (format 3): it names a partition. */
+  /** A binding's flags (format 4): it names a partition. */
   private static final int HAS_PARTITION = 1;
   /**
    * Version 3 added whether the budget is partitioned (X3), version 2 the end of its pause (X6);
@@ -36,7 +39,9 @@ final class RecordCodec {
   private static final int BUDGET_FORMAT = 3;
   private static final int BUDGET_FORMAT_UNPARTITIONED = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
-  private static final int ERROR_FORMAT = 1;
+  /** Version 2 added whether the failure was throttled (X6); version 1 records were not. */
+  private static final int ERROR_FORMAT = 2;
+  private static final int ERROR_FORMAT_UNTHROTTLED = 1;
   private static final int HAS_RETRY_LIMIT = 1;
   private static final int HAS_BACKOFF = 2;
   private static final int HAS_COMPLETED_RETENTION = 4;
@@ -98,6 +103,7 @@ final class RecordCodec {
           .writeString(job.batch().when())
           .writeString(job.batch().fold());
     }
+    out.writeInt(job.errorRecords());
     return out.toByteArray();
   }
 
@@ -105,7 +111,7 @@ final class RecordCodec {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
     if (format != JOB_FORMAT && format != JOB_FORMAT_UNPARTITIONED
-        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+        && format != JOB_FORMAT_WITHOUT_ERROR_COUNT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -142,9 +148,10 @@ final class RecordCodec {
     BatchConfig batch = (flags & HAS_BATCH) != 0
         ? new BatchConfig(in.readString(), in.readString(), in.readString())
         : null;
+    int errorRecords = format >= JOB_FORMAT_UNPARTITIONED ? in.readInt() : attempts;
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
         backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
-        List.copyOf(budgets), unique, batch);
+        List.copyOf(budgets), unique, batch, errorRecords);
   }
 
   static byte[] encodeBudget(BudgetView budget) {
@@ -189,6 +196,7 @@ final class RecordCodec {
     return new BudgetView(key, policy, partitioned, createdAtMs, updatedAtMs, pausedUntilMs);
   }
 
+  /** The body of an error record; its sequence is in its key. */
   static byte[] encodeError(ErrorRecord error) {
     return new RecordWriter()
         .writeByte(ERROR_FORMAT)
@@ -198,16 +206,25 @@ final class RecordCodec {
         .writeOptionalString(error.backtrace())
         .writeLong(error.dequeuedAtMs())
         .writeLong(error.failedAtMs())
+        .writeByte(error.throttled() ? 1 : 0)
         .toByteArray();
   }
 
-  static ErrorRecord decodeError(byte[] bytes) {
+  /** The error record stored under {@code sequence}. */
+  static ErrorRecord decodeError(int sequence, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != ERROR_FORMAT) {
+    if (format != ERROR_FORMAT && format != ERROR_FORMAT_UNTHROTTLED) {
       throw new IllegalStateException("unknown error record format " + format);
     }
-    return new ErrorRecord(in.readInt(), in.readString(), in.readOptionalString(),
-        in.readOptionalString(), in.readLong(), in.readLong());
+    int attempt = in.readInt();
+    String message = in.readString();
+    String errorType = in.readOptionalString();
+    String backtrace = in.readOptionalString();
+    long dequeuedAtMs = in.readLong();
+    long failedAtMs = in.readLong();
+    boolean throttled = format == ERROR_FORMAT && in.readByte() == 1;
+    return new ErrorRecord(sequence, attempt, message, errorType, backtrace, dequeuedAtMs,
+        failedAtMs, throttled);
   }
 }

@@ -55,7 +55,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RocksJobStore implements JobStore, StorageMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(RocksJobStore.class);
-  private static final long MAX_ATTEMPT = 0xFFFFFFFFL;
+  private static final long MAX_SEQUENCE = 0xFFFFFFFFL;
   /** How long closing waits for reads in progress (scans stop at their next step). */
   private static final long CLOSE_WAIT_MILLIS = 10_000;
   /**
@@ -192,15 +192,15 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     } else if (mutation instanceof Mutation.PutPayload put) {
       writes.put(payloadsId, Keys.job(put.id()), put.payload());
     } else if (mutation instanceof Mutation.PutError put) {
-      writes.put(errorsId, Keys.error(put.id(), put.error().attempt()),
+      writes.put(errorsId, Keys.error(put.id(), put.error().sequence()),
           RecordCodec.encodeError(put.error()));
     } else if (mutation instanceof Mutation.DeleteJob delete) {
       byte[] key = Keys.job(delete.id());
       writes.delete(jobsId, key);
       writes.delete(payloadsId, key);
       IndexWrites.replace(writes, indexId, key, delete.indexed(), null);
-      for (int attempt = 1; attempt <= delete.attempts(); attempt++) {
-        writes.delete(errorsId, Keys.error(delete.id(), attempt));
+      for (int sequence = 1; sequence <= delete.errorRecords(); sequence++) {
+        writes.delete(errorsId, Keys.error(delete.id(), sequence));
       }
     } else if (mutation instanceof Mutation.PutBudget put) {
       writes.put(budgetsId, Keys.budget(put.budget().key()),
@@ -505,24 +505,26 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   }
 
   @Override
-  public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending, int limit) {
+  public List<ErrorRecord> readErrors(JobId id, long afterSequence, boolean descending,
+      int limit) {
     uses.enter();
     try {
       List<ErrorRecord> found = new ArrayList<>();
-      if (!descending && afterAttempt >= MAX_ATTEMPT) {
-        return found; // Nothing can follow the largest attempt number.
+      if (!descending && afterSequence >= MAX_SEQUENCE) {
+        return found; // Nothing can follow the largest sequence number.
       }
       try (RocksIterator it = db.newIterator(errors)) {
         if (descending) {
-          long start = afterAttempt <= 0 ? MAX_ATTEMPT : Math.min(afterAttempt - 1, MAX_ATTEMPT);
+          long start =
+              afterSequence <= 0 ? MAX_SEQUENCE : Math.min(afterSequence - 1, MAX_SEQUENCE);
           for (it.seekForPrev(Keys.error(id, start));
               it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.prev()) {
-            found.add(RecordCodec.decodeError(it.value()));
+            found.add(RecordCodec.decodeError(Keys.errorSequence(it.key()), it.value()));
           }
         } else {
-          for (it.seek(Keys.error(id, afterAttempt + 1));
+          for (it.seek(Keys.error(id, afterSequence + 1));
               it.isValid() && found.size() < limit && Keys.isErrorOf(it.key(), id); it.next()) {
-            found.add(RecordCodec.decodeError(it.value()));
+            found.add(RecordCodec.decodeError(Keys.errorSequence(it.key()), it.value()));
           }
         }
         it.status();
@@ -536,17 +538,17 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   }
 
   @Override
-  public ErrorRecord readError(JobId id, long attempt) {
+  public ErrorRecord readError(JobId id, long sequence) {
     uses.enter();
     try {
-      if (attempt < 1 || attempt > MAX_ATTEMPT) {
+      if (sequence < 1 || sequence > MAX_SEQUENCE) {
         return null;
       }
       try {
-        byte[] value = db.get(errors, Keys.error(id, attempt));
-        return value == null ? null : RecordCodec.decodeError(value);
+        byte[] value = db.get(errors, Keys.error(id, sequence));
+        return value == null ? null : RecordCodec.decodeError((int) sequence, value);
       } catch (RocksDBException e) {
-        throw new StorageException("read of error " + attempt + " of " + id, e);
+        throw new StorageException("read of error " + sequence + " of " + id, e);
       }
     } finally {
       uses.exit();
