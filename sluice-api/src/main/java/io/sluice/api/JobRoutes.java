@@ -10,9 +10,12 @@ import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
+import io.sluice.api.wire.SettlementParser;
 import io.sluice.api.wire.StreamFormat;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.SluiceException;
+import io.sluice.engine.budget.JobSettlement;
+import io.sluice.engine.budget.Settlement;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
 import io.sluice.engine.job.JobId;
@@ -184,10 +187,15 @@ final class JobRoutes {
     if (id == null) {
       throw new SluiceException.NotFound("job not found in in-flight set");
     }
-    ex.respond(engine.call(EngineLoop.Kind.COMPLETE, (eng, nowMs) -> {
-      eng.complete(id, nowMs);
-      return null;
-    }), done -> ex.noContent());
+    ex.respond(ex.bodyIfAny(), body -> {
+      Fields fields = new Fields(ex.requestFormat(), "");
+      fields.object(body, "the request");
+      List<Settlement> settlements = SettlementParser.budgets(fields, body);
+      ex.respond(engine.call(EngineLoop.Kind.COMPLETE, (eng, nowMs) -> {
+        eng.complete(id, settlements, nowMs);
+        return null;
+      }), done -> ex.noContent());
+    });
   }
 
   private void completeBulk(Exchange ex) {
@@ -210,8 +218,9 @@ final class JobRoutes {
       if (idList.isEmpty()) {
         throw new SluiceException.InvalidRequest("ids must not be empty");
       }
+      List<JobSettlement> settlements = SettlementParser.bulk(fields, body);
       ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
-          (eng, nowMs) -> eng.completeAll(idList, nowMs)), notFound -> {
+          (eng, nowMs) -> eng.completeAll(idList, settlements, nowMs)), notFound -> {
         if (notFound.isEmpty()) {
           ex.noContent();
           return;
@@ -234,11 +243,13 @@ final class JobRoutes {
     ex.responseFormat();
     ex.respond(ex.body(), body -> {
       FailureReport report = parseFailure(ex.requestFormat(), body);
+      List<Settlement> settlements =
+          SettlementParser.budgets(new Fields(ex.requestFormat(), ""), body);
       JobId id = JobId.parseOrNull(rawId);
       if (id == null) {
         throw new SluiceException.NotFound("job not found in in-flight set");
       }
-      ex.respond(engine.call((eng, nowMs) -> eng.fail(id, report, nowMs)),
+      ex.respond(engine.call((eng, nowMs) -> eng.fail(id, report, settlements, nowMs)),
           job -> ex.send(200, gen -> JobWriter.writeJob(gen, job, null)));
     });
   }

@@ -13,7 +13,7 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Workload (a) measures bulk-enqueue and drain throughput and verifies exactly-once delivery;
  * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. The budget
- * workloads (budget-overhead, budget-parked, budget-many, budget-pacing) measure what budgets cost
+ * workloads (budget-overhead, budget-durable, budget-parked, budget-many, budget-pacing) measure what budgets cost
  * and how precisely they meter. The query workload measures the read path (GET /jobs page latency
  * with a million jobs stored, and what a jq-filtered count scan costs a concurrent drain). The
  * metrics workload measures GET /metrics with thousands of budgets and queues, and what scraping
@@ -176,6 +176,7 @@ public final class BenchMain {
         BudgetEnv env = new BudgetEnv(opt, kit, endpoint, server, tag);
         Map<String, Object> r = runWorkload(tag, opt.workload(), server, () -> switch (opt.workload()) {
           case "budget-overhead" -> new BudgetOverheadWorkload(env).run(run);
+          case "budget-durable" -> new BudgetDurableWorkload(env).run(run);
           case "budget-parked" -> new BudgetParkedWorkload(env).run();
           case "budget-many" -> new BudgetManyWorkload(env).run();
           case "budget-pacing" -> new BudgetPacingWorkload(env).run();
@@ -275,6 +276,10 @@ public final class BenchMain {
           num(m.get("unbound_drain_jobs_per_s")), num(m.get("bound_drain_jobs_per_s")),
           num(m.get("drain_overhead_pct")), num(m.get("unbound_enqueue_jobs_per_s")),
           num(m.get("bound_enqueue_jobs_per_s")), num(m.get("enqueue_overhead_pct")));
+      case "budget-durable" -> String.format(
+          "drain plain %,.0f vs durable %,.0f jobs/s = %+.1f%% time per job",
+          num(m.get("plain_drain_jobs_per_s")), num(m.get("durable_drain_jobs_per_s")),
+          num(m.get("drain_overhead_pct")));
       case "budget-parked" -> String.format(
           "drain %,.0f jobs/s with %,d parked vs %,.0f before = %.1f%%; enqueue %,.0f vs %,.0f = %.1f%%; server RSS parked %s MiB",
           num(m.get("parked_drain_jobs_per_s")), opt.parked(), num(m.get("before_drain_jobs_per_s")),

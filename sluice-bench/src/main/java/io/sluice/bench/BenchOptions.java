@@ -47,7 +47,8 @@ record BenchOptions(
 
   /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
   static final List<String> BUDGET_WORKLOADS =
-      List.of("budget-overhead", "budget-parked", "budget-many", "budget-pacing");
+      List.of("budget-overhead", "budget-durable", "budget-parked", "budget-many",
+          "budget-pacing");
 
   /** The read-path workload (GET /jobs, GET /jobs/count beside a drain); runs on its own too. */
   static final String QUERY_WORKLOAD = "query";
@@ -69,6 +70,8 @@ record BenchOptions(
         --workload NAME               a = bulk enqueue + drain throughput, b = latency, all = a and b
                                       (default all); budget workloads, one at a time:
                                         budget-overhead  (a) unbound vs bound to a roomy budget
+                                        budget-durable   (a) bound to a roomy rate budget, plain
+                                                         vs durable (X4)
                                         budget-parked    (a) before vs after parking --parked jobs
                                         budget-many      --budgets rate-limited budgets draining
                                         budget-pacing    rate-limit schedule accuracy and
@@ -99,9 +102,10 @@ record BenchOptions(
                                       measured server before its measured run, so its JIT has
                                       compiled the hot paths; 0 measures a cold server (default 0).
                                       Budget and query workloads warm up with (a) only;
-                                      budget-overhead and budget-parked compare rounds of (a), so
-                                      use 1 or more there (query runs one unmeasured round of (a)
-                                      before its comparison itself when this is 0)
+                                      budget-overhead, budget-durable and budget-parked compare
+                                      rounds of (a), so use 1 or more there (query runs one
+                                      unmeasured round of (a) before its comparison itself when
+                                      this is 0)
 
       Budget workloads:
         --parked N                    (budget-parked) jobs parked behind an exhausted budget on

@@ -2,11 +2,16 @@ package io.sluice.client;
 
 import io.sluice.client.model.FailureReport;
 import io.sluice.client.model.Job;
+import io.sluice.client.model.Settlement;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Runs one job's handler and reports the outcome: a batched ack, or a failure report. */
+/**
+ * Runs one job's handler and reports the outcome: a batched ack, an ack settling the costs the
+ * handler reported, or a failure report.
+ */
 final class JobRunner {
   private static final Logger LOG = LoggerFactory.getLogger(JobRunner.class);
 
@@ -29,8 +34,9 @@ final class JobRunner {
   /** Never throws; {@code settled} runs once the outcome has reached the server (or was lost). */
   void run(Job job, Runnable settled) {
     long startNanos = System.nanoTime();
+    List<Settlement> costs;
     try {
-      handlers.handle(job);
+      costs = handlers.handle(job);
     } catch (Throwable error) {
       try {
         if (!abandoned.getAsBoolean()) {
@@ -47,7 +53,22 @@ final class JobRunner {
     // The job's slot is free as soon as it is done: the server sends nothing new for it before
     // the ack reaches it, so waiting for the ack's answer too would only add a round trip.
     settled.run();
-    acks.add(job.id(), System.nanoTime() - startNanos);
+    if (costs == null || costs.isEmpty()) {
+      acks.add(job.id(), System.nanoTime() - startNanos);
+    } else {
+      ackSettling(job, costs);
+    }
+  }
+
+  /** Acknowledges at once: the ack batches carry ids only. */
+  private void ackSettling(Job job, List<Settlement> costs) {
+    try {
+      jobs.ack(job.id(), costs.toArray(Settlement[]::new));
+    } catch (SluiceException e) {
+      // As for a failure report: a job whose stream dropped was requeued and will run again.
+      LOG.warn("could not acknowledge job {} ({}) with its costs: {}", job.id(), job.type(),
+          e.getMessage());
+    }
   }
 
   private void reportFailure(Job job, Throwable error) {

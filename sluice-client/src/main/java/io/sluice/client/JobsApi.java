@@ -14,6 +14,7 @@ import io.sluice.client.model.JobWait;
 import io.sluice.client.model.JobPatch;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.Page;
+import io.sluice.client.model.Settlement;
 import java.io.InputStream;
 import java.io.IOException;
 import java.util.Collection;
@@ -160,11 +161,32 @@ public final class JobsApi {
   }
 
   /**
+   * {@code POST /jobs/{id}/success} settling what the job really cost on its budgets (X5). A
+   * settlement naming a budget the job is not bound to is refused, and the job stays in flight.
+   */
+  public void ack(String id, Settlement... settlements) {
+    transport.call("POST", "/jobs/" + segment(id) + "/success",
+        new WireBodies.Settling(List.of(settlements)));
+  }
+
+  /**
    * {@code POST /jobs/success}: completes every listed job still in flight and returns the ids
    * that were not (already finished, requeued or deleted).
    */
   public List<String> ackAll(Collection<String> ids) {
     return notFound(transport.exchange("POST", ACK_PATH, new WireBodies.Ids(ids)));
+  }
+
+  /**
+   * {@link #ackAll(Collection)} settling the jobs {@code settlements} names, by id, each of
+   * which must be among {@code ids} (X5). Any refused settlement acknowledges nothing.
+   */
+  public List<String> ackAll(Collection<String> ids, Map<String, List<Settlement>> settlements) {
+    List<WireBodies.JobSettlement> bodies = settlements.entrySet().stream()
+        .map(e -> new WireBodies.JobSettlement(e.getKey(), List.copyOf(e.getValue())))
+        .toList();
+    return notFound(transport.exchange("POST", ACK_PATH,
+        new WireBodies.SettlingIds(ids, bodies)));
   }
 
   /** A connection of the worker transport for {@link #ackAll}, for one thread's use. */
@@ -192,6 +214,12 @@ public final class JobsApi {
    */
   public Job fail(String id, FailureReport report) {
     return transport.call("POST", "/jobs/" + segment(id) + "/failure", report, Job.class);
+  }
+
+  /** {@link #fail(String, FailureReport)} settling what the attempt really cost (X5). */
+  public Job fail(String id, FailureReport report, Settlement... settlements) {
+    return transport.call("POST", "/jobs/" + segment(id) + "/failure",
+        new WireBodies.SettlingFailure(report, List.of(settlements)), Job.class);
   }
 
   private static String jobsPath(String path, Map<String, String> params) {

@@ -1,12 +1,15 @@
 package io.sluice.client;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.sluice.client.model.Budget;
 import io.sluice.client.model.BudgetBinding;
 import io.sluice.client.model.EnqueueRequest;
 import io.sluice.client.model.ErrorRecord;
+import io.sluice.client.model.FailureReport;
 import io.sluice.client.model.Job;
 import io.sluice.client.model.Page;
+import io.sluice.client.model.Settlement;
 import java.util.Collection;
 import java.util.List;
 
@@ -38,6 +41,20 @@ final class WireBodies {
   record JobList(@JsonProperty("jobs") List<Job> jobs) {}
 
   record Ids(@JsonProperty("ids") Collection<String> ids) {}
+
+  /** A success or failure body settling what the job really cost (X5). */
+  record Settling(@JsonProperty("budgets") List<Settlement> budgets) {}
+
+  /** A failure report with the settlements beside its own fields (X5). */
+  record SettlingFailure(@JsonUnwrapped FailureReport report,
+      @JsonProperty("budgets") List<Settlement> budgets) {}
+
+  /** A bulk success settling some of the jobs it acknowledges (X5). */
+  record SettlingIds(@JsonProperty("ids") Collection<String> ids,
+      @JsonProperty("settlements") List<JobSettlement> settlements) {}
+
+  record JobSettlement(@JsonProperty("id") String id,
+      @JsonProperty("budgets") List<Settlement> budgets) {}
 
   record NotFound(@JsonProperty("not_found") List<String> notFound) {}
 

@@ -64,6 +64,16 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
+   * Routes jobs of {@code type} to a handler that returns what each really cost on its budgets:
+   * the job is acknowledged with those settlements at once (not batched) when there are any.
+   */
+  public <T> Worker handleWithCosts(String type, Class<T> payloadType,
+      CostedJobHandler<T> handler) {
+    handlers.registerCosted(type, payloadType, handler);
+    return this;
+  }
+
+  /**
    * Handles jobs of types without a handler. By default they fail with a message naming the
    * type, and are retried by the server like any failure.
    */

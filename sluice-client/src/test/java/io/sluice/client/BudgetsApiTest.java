@@ -83,6 +83,18 @@ class BudgetsApiTest {
   }
 
   @Test
+  void aDurablePolicyIsSentAndReadBackAndCanBePatchedOff() {
+    String key = TestServer.uniqueName("daily");
+    BudgetPolicy daily = BudgetPolicy.rate(1000, Duration.ofDays(1)).keptAcrossRestarts();
+
+    assertThat(budgets.create(key, daily).durable()).isTrue();
+    assertThat(budgets.state(key).durable()).isTrue();
+    assertThat(budgets.patch(key, BudgetPatch.create().durable(false)).durable()).isFalse();
+    assertThat(budgets.patch(key, BudgetPatch.create().durable(true)).durable()).isTrue();
+    assertThat(budgets.put(key, BudgetPolicy.rate(1000, Duration.ofDays(1))).durable()).isFalse();
+  }
+
+  @Test
   void invalidPolicyIsAValidationError() {
     assertThatThrownBy(() -> budgets.put(TestServer.uniqueName("bad"),
         BudgetPolicy.concurrency(0)))

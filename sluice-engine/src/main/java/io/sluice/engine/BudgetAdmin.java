@@ -60,10 +60,7 @@ public final class BudgetAdmin {
       return stored(book.create(key, policy, spec.isPartitioned(), nowMs));
     }
     checkPartitionedKept(budget, spec.isPartitioned());
-    crons.checkBudgetShrink(key, policy.capacity());
-    budget.checkShrink(policy);
-    book.replace(budget, policy, nowMs);
-    return stored(budget);
+    return replace(budget, policy, nowMs);
   }
 
   /**
@@ -85,10 +82,25 @@ public final class BudgetAdmin {
       burst = patch.clearBurst() ? null : burst != null ? burst : old.burst();
     }
     long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
-    BudgetPolicy policy = BudgetPolicy.validate(new PolicySpec(allocation, type, durationMs, burst));
-    crons.checkBudgetShrink(key, policy.capacity());
+    boolean durable = patch.durable() != null ? patch.durable() : old.durable();
+    BudgetPolicy policy = BudgetPolicy.validate(
+        new PolicySpec(allocation, type, durationMs, burst, durable));
+    return replace(budget, policy, nowMs);
+  }
+
+  /**
+   * Replaces an existing budget's policy after the shrink guards. A budget that stops keeping its
+   * token state (X4: durable turned off, or no longer time_based) has the stored state deleted; one
+   * that starts keeping it is written at the end of the turn, like every change of it.
+   */
+  private BudgetView replace(Budget budget, BudgetPolicy policy, long nowMs) {
+    crons.checkBudgetShrink(budget.key(), policy.capacity());
     budget.checkShrink(policy);
+    boolean storedTokenState = budget.policy().storesTokenState();
     book.replace(budget, policy, nowMs);
+    if (storedTokenState && !policy.storesTokenState()) {
+      writes.accept(new Mutation.DeleteBucketState(budget.key()));
+    }
     return stored(budget);
   }
 

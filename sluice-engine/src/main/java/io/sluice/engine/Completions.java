@@ -1,6 +1,8 @@
 package io.sluice.engine;
 
 import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.JobSettlement;
+import io.sluice.engine.budget.Settlement;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
@@ -12,12 +14,15 @@ import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a worker reports about a job it holds (API.md §8.5–§8.7): success, which completes it, or
  * failure, which schedules a retry with backoff or kills it once its retries are spent. Either
  * way the job leaves flight, and a finished one is retained or forgotten per its retention. A
- * failure reported as throttled (X6) goes to {@link ThrottledFailures}.
+ * failure reported as throttled (X6) goes to {@link ThrottledFailures}. Either may settle what
+ * the job really cost on its budgets (X5), all or nothing: a refused settlement acknowledges
+ * nothing.
  *
  * <p>Runs on the engine thread.
  */
@@ -32,6 +37,7 @@ final class Completions {
   private final Writes writes;
   private final EngineObserver observer;
   private final ThrottledFailures throttled;
+  private final Settling settling;
 
   Completions(EngineConfig config, JobTable jobs, Placement placement, BudgetBook budgets,
       UniqueClaims claims, PayloadCache payloads, JobRemoval removal, Writes writes,
@@ -46,20 +52,29 @@ final class Completions {
     this.writes = writes;
     this.observer = observer;
     this.throttled = throttled;
+    this.settling = new Settling(jobs, budgets);
   }
 
-  void complete(JobId id, long nowMs) {
-    complete(inFlight(id), nowMs);
+  void complete(JobId id, List<Settlement> settlements, long nowMs) {
+    Job job = inFlight(id);
+    settling.check(job, settlements, "");
+    settling.apply(job, settlements, nowMs);
+    complete(job, nowMs);
   }
 
-  /** Completes every id that is in flight; returns those that were not, in request order. */
-  List<String> completeAll(List<String> ids, long nowMs) {
+  /**
+   * Completes every id that is in flight, settling those {@code settlements} name; returns the
+   * ids that were not in flight, in request order.
+   */
+  List<String> completeAll(List<String> ids, List<JobSettlement> settlements, long nowMs) {
+    Map<String, List<Settlement>> settled = settling.checkBulk(ids, settlements);
     List<String> notFound = new ArrayList<>();
     for (String raw : ids) {
       Job job = jobs.get(JobId.parseOrNull(raw));
       if (job == null || job.status() != JobStatus.IN_FLIGHT) {
         notFound.add(raw);
       } else {
+        settling.apply(job, settled.getOrDefault(raw, List.of()), nowMs);
         complete(job, nowMs);
       }
     }
@@ -74,11 +89,15 @@ final class Completions {
     finish(job, JobStatus.COMPLETED, retentionMs, nowMs);
   }
 
-  JobSnapshot fail(JobId id, FailureReport report, long nowMs) {
+  JobSnapshot fail(JobId id, FailureReport report, List<Settlement> settlements, long nowMs) {
     Job job = inFlight(id);
+    settling.check(job, settlements, "");
     if (report.throttle() != null) {
+      ThrottledFailures.check(job, report);
+      settling.apply(job, settlements, nowMs);
       return throttled.fail(job, report, nowMs);
     }
+    settling.apply(job, settlements, nowMs);
     placement.leaveFlight(job, nowMs);
     int attempts = job.attempts() + 1;
     job.attempts(attempts);

@@ -5,6 +5,8 @@ import io.sluice.engine.budget.BudgetBook;
 import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.BulkRebindResult;
+import io.sluice.engine.budget.JobSettlement;
+import io.sluice.engine.budget.Settlement;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.Enqueued;
@@ -274,16 +276,36 @@ public final class Engine {
   // ---- acknowledgements ----------------------------------------------------------------------
 
   public void complete(JobId id, long nowMs) {
-    rooms.completions.complete(id, nowMs);
+    complete(id, List.of(), nowMs);
+  }
+
+  /** Completes the job, settling what it really cost on the budgets named (X5). */
+  public void complete(JobId id, List<Settlement> settlements, long nowMs) {
+    rooms.completions.complete(id, settlements, nowMs);
   }
 
   /** Completes every id that is in flight; returns those that were not, in request order. */
   public List<String> completeAll(List<String> ids, long nowMs) {
-    return rooms.completions.completeAll(ids, nowMs);
+    return completeAll(ids, List.of(), nowMs);
+  }
+
+  /**
+   * Completes every id that is in flight, settling the jobs {@code settlements} name (X5, all
+   * checked before any is completed); returns the ids that were not in flight, in request order.
+   */
+  public List<String> completeAll(List<String> ids, List<JobSettlement> settlements,
+      long nowMs) {
+    return rooms.completions.completeAll(ids, settlements, nowMs);
   }
 
   public JobSnapshot fail(JobId id, FailureReport report, long nowMs) {
-    return rooms.completions.fail(id, report, nowMs);
+    return fail(id, report, List.of(), nowMs);
+  }
+
+  /** Records a failure, settling what the attempt really cost on the budgets named (X5). */
+  public JobSnapshot fail(JobId id, FailureReport report, List<Settlement> settlements,
+      long nowMs) {
+    return rooms.completions.fail(id, report, settlements, nowMs);
   }
 
   // ---- operator changes ----------------------------------------------------------------------
@@ -354,10 +376,33 @@ public final class Engine {
     rooms.due.run(nowMs);
   }
 
-  /** Ends the current turn, returning its durable effects. */
+  /**
+   * Ends the current turn, returning its durable effects: what its commands wrote, then the token
+   * state of every durable budget that changed since the last turn (X4), once per budget.
+   */
   public Turn takeTurn() {
     publish();
-    return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced());
+    rooms.budgets.takeChangedTokenStates().forEach((key, state) ->
+        rooms.writes.write(new Mutation.PutBucketState(key, state)));
+    return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced(),
+        rooms.dispatcher.takeAwaitingCommit());
+  }
+
+  /**
+   * True when the last dispatch left deliveries that wait for the commit of their durable
+   * budgets' token state (X4): the loop must take and commit a turn now, not wait for the next
+   * command.
+   */
+  public boolean awaitsCommit() {
+    return rooms.dispatcher.awaitsCommit();
+  }
+
+  /**
+   * Writes to their streams the deliveries that waited for this turn's commit (engine thread, once
+   * the turn is durable).
+   */
+  public void deliverCommitted(Turn turn) {
+    rooms.dispatcher.committed(turn.awaitingCommit());
   }
 
   /** Makes what changed visible to other threads: budget states and queue counts. */

@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * handed to the OS, so it is done inline: no thread hop between an enqueue and its dispatch. A
  * turn that must be fsynced goes to the {@code sluice-commit} thread instead, so the engine keeps
  * dispatching while the disk flushes; while such a commit is pending, later turns queue behind it
- * so that turns always become durable in order. A command's future completes only after its
+ * so that turns always become durable in order. A dispatch that spent a durable budget's tokens
+ * (X4) is followed at once by a turn storing that state, and those jobs are written to their
+ * streams only once it is durable; every other delivery goes out as the dispatch makes it. A command's future completes only after its
  * turn is durable, so a response never reveals state that a crash could undo. The engine thread
  * sleeps until the next command, the engine's earliest deadline or a failed commit; it never
  * polls.
@@ -197,19 +199,7 @@ public final class EngineLoop implements AutoCloseable {
       }
       Turn turn = engine.takeTurn();
       if (!turn.isEmpty() || !completions.isEmpty()) {
-        // Read in this order: a commit that failed has set poisonedBy before it counted out.
-        boolean nothingPending = pendingCommits.get() == 0;
-        Throwable poison = poisonedBy;
-        if (poison != null && nothingPending) {
-          failUnwritten(turn, completions, poison);
-        } else if (poison == null && nothingPending && !needsSync(turn)) {
-          commitInline(turn, completions, nowMs);
-        } else {
-          // Also a turn built on a failed one while others are pending: the commit thread fails
-          // it in order behind them, so the failed turns are undone oldest first.
-          pendingCommits.incrementAndGet();
-          commits.add(new CommitWork(turn, completions, counts));
-        }
+        commitTurn(turn, completions, counts, nowMs);
         completions = new ArrayList<>();
       }
       if (poisonedBy == null) {
@@ -218,10 +208,32 @@ public final class EngineLoop implements AutoCloseable {
         } catch (RuntimeException e) {
           LOG.error("dispatch failed", e);
         }
+        if (engine.awaitsCommit()) {
+          // Jobs charged to durable budgets (X4) reach their workers only once the token state
+          // they spent is durable: commit it now, in a turn of its own.
+          commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs);
+        }
       }
       if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
         park(engine.nextDeadlineMs());
       }
+    }
+  }
+
+  /** Commits the turn inline, or hands it to the commit thread, or fails it behind a failed one. */
+  private void commitTurn(Turn turn, List<Completion<?>> completions, Counts counts, long nowMs) {
+    // Read in this order: a commit that failed has set poisonedBy before it counted out.
+    boolean nothingPending = pendingCommits.get() == 0;
+    Throwable poison = poisonedBy;
+    if (poison != null && nothingPending) {
+      failUnwritten(turn, completions, poison);
+    } else if (poison == null && nothingPending && !needsSync(turn)) {
+      commitInline(turn, completions, nowMs);
+    } else {
+      // Also a turn built on a failed one while others are pending: the commit thread fails
+      // it in order behind them, so the failed turns are undone oldest first.
+      pendingCommits.incrementAndGet();
+      commits.add(new CommitWork(turn, completions, counts));
     }
   }
 
@@ -235,6 +247,7 @@ public final class EngineLoop implements AutoCloseable {
     if (failure == null) {
       engine.committed(turn.newJobs(), nowMs);
       engine.durable(turn);
+      engine.deliverCommitted(turn);
     } else {
       poison(List.of(turn), failure);
     }
@@ -369,10 +382,16 @@ public final class EngineLoop implements AutoCloseable {
     } else {
       poison(works.stream().map(CommitWork::turn).toList(), failure);
     }
-    if (failure == null && !newJobs.isEmpty()) {
-      // Index before answering, so a job is dispatchable by the time its enqueue is confirmed.
+    List<Turn> awaitingDelivery = works.stream().map(CommitWork::turn)
+        .filter(turn -> !turn.awaitingCommit().isEmpty()).toList();
+    if (failure == null && (!newJobs.isEmpty() || !awaitingDelivery.isEmpty())) {
+      // Index before answering, so a job is dispatchable by the time its enqueue is confirmed;
+      // and write the deliveries that waited for this commit (X4), on the engine thread.
       submit((engine, nowMs) -> {
         engine.committed(newJobs, nowMs);
+        for (Turn turn : awaitingDelivery) {
+          engine.deliverCommitted(turn);
+        }
         return null;
       });
     }

@@ -5,6 +5,7 @@ import io.sluice.engine.budget.TokenBucket;
 import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobStatus;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -18,7 +19,9 @@ import java.util.Set;
  * streams and the jobs they hold (dispatch is not written), including jobs those turns took out
  * of flight, the budgets' buckets (token state is not written: a rate bucket changed by those
  * turns gets its state from before the change; a concurrency bucket is settled from the jobs in
- * flight) and their dispatch and throttle counts.
+ * flight) and their dispatch and throttle counts. A durable budget (X4) keeps the token state
+ * recovery read from the store: every charge delivered to a worker is in it, and the deliveries
+ * that waited for the failed turns are dropped, their jobs ready again.
  *
  * <p>What cannot come back: a stream that ended in a failed turn (its jobs stay ready, as after
  * any requeue), payloads the cache held (read from the store again when needed), and a dispatch
@@ -38,13 +41,20 @@ final class Rebuild {
 
   void carryOver(long nowMs) {
     carryBuckets();
+    Set<JobId> undelivered = new HashSet<>();
+    for (Turn turn : undone) {
+      for (Dispatcher.AwaitingCommit delivery : turn.awaitingCommit()) {
+        undelivered.addAll(delivery.session().abandonDelivery(delivery.pass()));
+      }
+    }
     Set<WorkerSession> open = new HashSet<>(discarded.dispatcher.sessions());
     for (WorkerSession session : discarded.dispatcher.sessions()) {
       rebuilt.dispatcher.adopt(session);
     }
     for (Map.Entry<Job, WorkerSession> held : discarded.dispatcher.holdings().entrySet()) {
       Job before = held.getKey();
-      if (!rehold(before, held.getValue(), before.dequeuedAtMs(), nowMs)) {
+      if (undelivered.contains(before.id())
+          || !rehold(before, held.getValue(), before.dequeuedAtMs(), nowMs)) {
         rebuilt.dispatcher.forgetDeparture(
             new Dispatcher.Departure(before, held.getValue(), before.dequeuedAtMs()));
       }
@@ -74,7 +84,8 @@ final class Rebuild {
       if (kept != null) {
         budget.carryCountersFrom(kept);
       }
-      if (budget.partitioned() || kept != null && kept.partitioned()) {
+      if (budget.partitioned() || kept != null && kept.partitioned()
+          || budget.policy().storesTokenState()) {
         continue;
       }
       TokenBucket source = before.get(budget.key());

@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Loads the engine's state from the store, in the one order that works: budgets,
  * then cron groups (whose templates bind budgets), then jobs, then unique claims and the jobs
  * that retake free claims, then open batches (which need their jobs and payloads). Jobs that were
- * in flight come back ready; buckets come back full (BUDGETS.md §10).
+ * in flight come back ready; buckets come back full (BUDGETS.md §10), except those of durable
+ * budgets, which resume from their stored token state (X4).
  *
  * <p>Runs on the engine thread, or before the loop starts.
  */
@@ -33,6 +34,7 @@ final class Recovery {
   RecoveryReport run(JobStore store, long nowMs) {
     long startedNanos = System.nanoTime();
     store.scanBudgets(budget -> budget(budget, nowMs));
+    store.scanBucketStates(rooms.budgets::resumeTokenState);
     store.scanCronGroups(rooms.crons::recover);
     long jobsStartedNanos = System.nanoTime();
     rooms.jobs.expect(store.estimatedJobCount());

@@ -85,6 +85,7 @@ final class TakeStreams implements Dispatcher.Handover {
   public JobSnapshot handOver(Job job, long nowMs) {
     jobs.status(job, JobStatus.IN_FLIGHT);
     job.dequeuedAtMs(nowMs);
+    job.forgetSettlements();
     observer.dispatched(job.queue(), Math.max(0, nowMs - job.readyAtMs()));
     claims.dispatched(job);
     openBatches.dispatched(job);
@@ -96,6 +97,7 @@ final class TakeStreams implements Dispatcher.Handover {
     placement.unplace(job, nowMs);
     jobs.status(job, JobStatus.IN_FLIGHT);
     job.dequeuedAtMs(dequeuedAtMs);
+    job.forgetSettlements();
     claims.dispatched(job);
     openBatches.dispatched(job);
     payloads.take(job);

@@ -58,7 +58,8 @@ final class ThrottledFailures {
     return snapshot;
   }
 
-  private static void check(Job job, FailureReport report) {
+  /** Refuses a throttle that contradicts the report or names a budget the job is not bound to. */
+  static void check(Job job, FailureReport report) {
     if (report.kill()) {
       throw new SluiceException.Unprocessable(
           "throttle cannot be combined with kill: a throttled job is always retried");

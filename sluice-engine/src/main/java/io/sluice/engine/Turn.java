@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The durable effects of one engine turn: the mutations to commit as one batch, and the new jobs
- * that become dispatchable once that batch is durable.
+ * The durable effects of one engine turn: the mutations to commit as one batch, the new jobs
+ * that become dispatchable once that batch is durable, and the deliveries that may reach their
+ * workers only then (jobs charged to durable budgets, X4).
  *
  * <p>Filled by the engine thread, then handed whole to the commit thread.
  */
@@ -19,6 +20,7 @@ public final class Turn {
   private final List<Job> newJobs = new ArrayList<>();
   private List<Dispatcher.Departure> departures = List.of();
   private Map<String, TokenBucket> bucketsBefore = Map.of();
+  private List<Dispatcher.AwaitingCommit> awaitingCommit = List.of();
   private boolean hasEnqueues;
   private boolean hasOtherWrites;
 
@@ -54,6 +56,18 @@ public final class Turn {
     return bucketsBefore;
   }
 
+  void awaitingCommit(List<Dispatcher.AwaitingCommit> awaitingCommit) {
+    this.awaitingCommit = awaitingCommit;
+  }
+
+  /**
+   * Streams whose delivery holds jobs charged to durable budgets (X4): it is written to them only
+   * once this turn, which stores those budgets' token state, is durable.
+   */
+  public List<Dispatcher.AwaitingCommit> awaitingCommit() {
+    return awaitingCommit;
+  }
+
   public List<Mutation> mutations() {
     return mutations;
   }
@@ -71,6 +85,7 @@ public final class Turn {
   }
 
   public boolean isEmpty() {
-    return mutations.isEmpty() && newJobs.isEmpty() && departures.isEmpty();
+    return mutations.isEmpty() && newJobs.isEmpty() && departures.isEmpty()
+        && awaitingCommit.isEmpty();
   }
 }

@@ -76,10 +76,12 @@ final class WaitReasons {
       reason = JobWait.Reason.PAUSED;
     } else if (bucket.nextAvailable(cost, nowMs).kind() == Availability.Kind.NOW) {
       reason = null;
+    } else if (bucket.debtAt(nowMs) > 0) {
+      reason = JobWait.Reason.DEBT;
     } else if (budget.policy().type() == StrategyType.TIME_BASED) {
       reason = JobWait.Reason.TOKENS;
     } else {
-      reason = bucket.debt() > 0 ? JobWait.Reason.DEBT : JobWait.Reason.CONCURRENCY;
+      reason = JobWait.Reason.CONCURRENCY;
     }
     Long availableAt = null;
     if (reason != null && budget.policy().type() == StrategyType.TIME_BASED) {

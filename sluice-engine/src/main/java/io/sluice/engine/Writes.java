@@ -33,12 +33,15 @@ final class Writes {
 
   /**
    * Ends the turn: returns its effects with what undoing it needs (the jobs that left flight in
-   * it, the buckets its budget changes replaced), and starts anew.
+   * it, the buckets its budget changes replaced) and the deliveries that wait for its commit, and
+   * starts anew.
    */
-  Turn take(List<Dispatcher.Departure> departures, Map<String, TokenBucket> bucketsBefore) {
+  Turn take(List<Dispatcher.Departure> departures, Map<String, TokenBucket> bucketsBefore,
+      List<Dispatcher.AwaitingCommit> awaitingCommit) {
     Turn finished = turn;
     finished.departures(departures);
     finished.bucketsBefore(bucketsBefore);
+    finished.awaitingCommit(awaitingCommit);
     turn = new Turn();
     return finished;
   }

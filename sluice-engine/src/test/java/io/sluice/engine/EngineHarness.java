@@ -14,7 +14,9 @@ import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.store.CommitBatch;
 import io.sluice.engine.store.IndexEntry;
+import io.sluice.engine.store.MemoryJobStore;
 import io.sluice.engine.store.Mutation;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -50,6 +52,8 @@ public final class EngineHarness {
   private final Map<JobId, IndexEntry> storedIndex = new HashMap<>();
   /** Jobs handed to any worker during the current {@link #dispatch()} call. */
   private final List<JobSnapshot> deliveredThisTurn = new ArrayList<>();
+  /** Where every turn is committed (a failed commit rolls the engine back), or null for none. */
+  private MemoryJobStore store;
 
   private EngineHarness(EngineConfig config, ManualClock clock) {
     this(config, clock, new JobIdGenerator());
@@ -81,6 +85,13 @@ public final class EngineHarness {
   /** An engine that folds batched jobs with {@code batchExpressions} (API.md §4.6). */
   public static EngineHarness create(EngineConfig config, BatchExpressions batchExpressions) {
     return new EngineHarness(config, new ManualClock(), new JobIdGenerator(), batchExpressions);
+  }
+
+  /** An engine whose every turn is committed to {@code store}, as the loop commits it. */
+  public static EngineHarness writingTo(MemoryJobStore store) {
+    EngineHarness harness = create();
+    harness.store = store;
+    return harness;
   }
 
   public Engine engine() {
@@ -189,7 +200,7 @@ public final class EngineHarness {
   /** The same policy for a partitioned budget (X3). */
   public static PolicySpec partitioned(PolicySpec policy) {
     return new PolicySpec(policy.allocation(), policy.type(), policy.durationMs(), policy.burst(),
-        true);
+        policy.durable(), true);
   }
 
   /** The budget resource, for reads; use the turn-wrapped helpers below for changes. */
@@ -279,6 +290,19 @@ public final class EngineHarness {
       fresh.engine.recover(snapshot.withPayload(null), nowMs());
       fresh.storedIndex.put(snapshot.id(), IndexEntry.of(snapshot));
     }
+    fresh.endTurn();
+    return fresh;
+  }
+
+  /**
+   * A fresh engine on the same clock, recovered from the store this one writes to the way
+   * start-up recovers one ({@link Engine#recoverFrom}), as after a crash of this one.
+   */
+  public EngineHarness restartFromStore() {
+    EngineHarness fresh = new EngineHarness(engine.config(), clock, ids, batchExpressions);
+    fresh.store = store.reopen();
+    fresh.engine.recoverFrom(fresh.store, nowMs());
+    fresh.store.scanJobs(stored -> fresh.storedIndex.put(stored.id(), IndexEntry.of(stored)));
     fresh.endTurn();
     return fresh;
   }
@@ -414,11 +438,22 @@ public final class EngineHarness {
 
   private void endTurn() {
     Turn turn = engine.takeTurn();
+    if (store != null && !turn.mutations().isEmpty()) {
+      try {
+        store.commit(new CommitBatch(turn.mutations(), false));
+      } catch (RuntimeException e) {
+        // As EngineLoop does: the turn is undone by rebuilding from the store.
+        lastTurn = List.of();
+        engine.rollBack(store, List.of(turn), nowMs());
+        return;
+      }
+    }
     lastTurn = turn.mutations().stream().map(this::checkIndexed).toList();
     mutations.addAll(lastTurn);
     if (!turn.newJobs().isEmpty()) {
       engine.committed(turn.newJobs(), nowMs());
     }
+    engine.deliverCommitted(turn);
   }
 
   /** Fails on a write that names another index entry than the stored one; strips the entry. */

@@ -276,6 +276,10 @@ class EngineLoopTest {
     public void scanBudgets(Consumer<io.sluice.engine.budget.BudgetView> sink) {}
 
     @Override
+    public void scanBucketStates(
+        java.util.function.BiConsumer<String, io.sluice.engine.budget.BucketState> sink) {}
+
+    @Override
     public void scanJobs(Consumer<JobSnapshot> sink) {}
 
     @Override

@@ -232,7 +232,7 @@ class JobWaitTest {
       JobSnapshot head = h.enqueue(job("q").budget("pool"));
 
       assertThat(only(whyWaiting(head)).reason()).isEqualTo(Reason.DEBT);
-      assertThat(state("pool").debt()).isEqualTo(1);
+      assertThat(state("pool").debtAt(h.nowMs())).isEqualTo(1);
     }
   }
 

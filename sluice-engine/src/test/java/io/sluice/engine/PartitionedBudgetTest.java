@@ -205,7 +205,7 @@ class PartitionedBudgetTest {
 
       BudgetState whole = state("per-account");
       assertThat(whole.tokensAt(h.nowMs())).isNull();
-      assertThat(whole.debt()).isNull();
+      assertThat(whole.debtAt(h.nowMs())).isNull();
       assertThat(whole.nextTokenAtMs(h.nowMs())).isNull();
       assertThat(whole.inFlightJobs()).isEqualTo(2);
       assertThat(whole.waitingJobs()).isEqualTo(1);
@@ -353,10 +353,10 @@ class PartitionedBudgetTest {
       assertThatThrownBy(() -> h.putBudget("global", partitioned(whileInFlight(2))))
           .hasMessage("budget partitioned cannot be changed");
       assertThatThrownBy(() -> h.patchBudget("global",
-          new PolicyPatch(null, null, null, null, false, true)))
+          new PolicyPatch(null, null, null, null, false, null, true)))
           .hasMessage("budget partitioned cannot be changed");
       assertThat(h.patchBudget("per-account",
-          new PolicyPatch(3L, null, null, null, false, true)).partitioned()).isTrue();
+          new PolicyPatch(3L, null, null, null, false, null, true)).partitioned()).isTrue();
       assertThat(h.budgets().get("per-account").policy().allocation()).isEqualTo(3);
     }
 

@@ -87,6 +87,21 @@ public final class Exchange {
   }
 
   /**
+   * The body for an endpoint that used to ignore it: an absent or empty body, or one whose
+   * Content-Type is neither JSON nor MessagePack, reads as {@code {}} (so old clients are not
+   * refused); any other is decoded like {@link #body}.
+   */
+  public Future<JsonNode> bodyIfAny() {
+    return BodyReader.read(request, limits).map(bytes -> {
+      Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+      if (bytes.length == 0 || format == null) {
+        return Format.JSON.mapper().createObjectNode();
+      }
+      return Bodies.tree(format, Bodies.checked(format, bytes));
+    });
+  }
+
+  /**
    * The body bytes, checked to be a non-empty document of a supported media type, in strict
    * UTF-8 (MessagePack also within the JSON data model), for endpoints that stream-parse it
    * themselves.

@@ -37,7 +37,8 @@ public final class BudgetWire {
         ? null : nested.u64(strategy, "duration_ms");
     Long burst = Fields.absent(strategy, "burst")
         ? null : nested.unsigned(strategy, "burst", U32_MAX);
-    return new PolicySpec(allocation, type, durationMs, burst, partitioned(fields, node));
+    boolean durable = !Fields.absent(node, "durable") && fields.bool(node, "durable");
+    return new PolicySpec(allocation, type, durationMs, burst, durable, partitioned(fields, node));
   }
 
   /** The top-level {@code partitioned} flag (X3), null when absent. */
@@ -65,12 +66,14 @@ public final class BudgetWire {
     fields.object(node, "the budget patch");
     rejectNull(node, "allocation", "allocation");
     rejectNull(node, "strategy", "strategy");
+    rejectNull(node, "durable", "durable");
     rejectNull(node, "partitioned", "partitioned");
     Long allocation = node.has("allocation") ? fields.unsigned(node, "allocation", U32_MAX) : null;
+    Boolean durable = node.has("durable") ? fields.bool(node, "durable") : null;
     Boolean partitioned = partitioned(fields, node);
     JsonNode strategy = node.get("strategy");
     if (strategy == null) {
-      return new PolicyPatch(allocation, null, null, null, false, partitioned);
+      return new PolicyPatch(allocation, null, null, null, false, durable, partitioned);
     }
     Fields nested = fields.nested("strategy");
     nested.object(strategy, "strategy");
@@ -81,7 +84,8 @@ public final class BudgetWire {
     boolean clearBurst = strategy.has("burst") && strategy.get("burst").isNull();
     Long burst = strategy.has("burst") && !clearBurst
         ? nested.unsigned(strategy, "burst", U32_MAX) : null;
-    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, partitioned);
+    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, durable,
+        partitioned);
   }
 
   private static void rejectNull(JsonNode node, String field, String name) {
@@ -155,7 +159,7 @@ public final class BudgetWire {
     gen.writeNumberField("as_of", asOfMs);
     writeNullableNumber(gen, "tokens", state.tokensAt(asOfMs));
     gen.writeNumberField("capacity", state.capacity());
-    writeNullableNumber(gen, "debt", state.debt());
+    writeNullableNumber(gen, "debt", state.debtAt(asOfMs));
     writeJobsAndCost(gen, "in_flight", state.inFlightJobs(), state.inFlightCost());
     writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
     writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
@@ -199,15 +203,21 @@ public final class BudgetWire {
       }
     }
     gen.writeEndObject();
-    // Only partitioned budgets say so: a client of the reference API sees what it always saw.
+    // X3, X4: shown only when true, so a budget without them serialises as BUDGETS.md §2.1.
     if (budget.partitioned()) {
       gen.writeBooleanField("partitioned", true);
+    }
+    if (policy.durable()) {
+      gen.writeBooleanField("durable", true);
     }
     gen.writeNumberField("created_at", budget.createdAtMs());
     gen.writeNumberField("updated_at", budget.updatedAtMs());
   }
 
-  /** A job's bindings as {@code "budgets": [{key, cost}]}, omitted when there are none. */
+  /**
+   * A job's bindings as {@code "budgets": [{key, cost, settled_cost?}]}, omitted when there are
+   * none; {@code settled_cost} only on a settled binding (X5).
+   */
   public static void writeBindings(JsonGenerator gen, List<Binding> bindings) throws IOException {
     if (bindings.isEmpty()) {
       return;
@@ -220,6 +230,9 @@ public final class BudgetWire {
         gen.writeStringField("partition", binding.partition());
       }
       gen.writeNumberField("cost", binding.cost());
+      if (binding.settledCost() != null) {
+        gen.writeNumberField("settled_cost", binding.settledCost());
+      }
       gen.writeEndObject();
     }
     gen.writeEndArray();

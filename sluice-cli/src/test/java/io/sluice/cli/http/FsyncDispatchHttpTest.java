@@ -9,6 +9,7 @@ import io.sluice.api.MaintenanceConfig;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -113,6 +114,11 @@ class FsyncDispatchHttpTest {
     @Override
     public void scanBudgets(Consumer<BudgetView> sink) {
       store.scanBudgets(sink);
+    }
+
+    @Override
+    public void scanBucketStates(BiConsumer<String, BucketState> sink) {
+      store.scanBucketStates(sink);
     }
 
     @Override

@@ -3,10 +3,11 @@ package io.sluice.client.model;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.time.Instant;
 
-/** A stored budget (BUDGETS.md §2.1). */
+/** A stored budget (BUDGETS.md §2.1); {@code durable} is X4 (false when the server omits it). */
 public record Budget(
     @JsonProperty("key") String key,
     @JsonProperty("allocation") long allocation,
     @JsonProperty("strategy") BudgetStrategy strategy,
+    @JsonProperty("durable") boolean durable,
     @JsonProperty("created_at") Instant createdAt,
     @JsonProperty("updated_at") Instant updatedAt) {}

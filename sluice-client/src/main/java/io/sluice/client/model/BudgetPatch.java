@@ -38,6 +38,12 @@ public final class BudgetPatch {
     return this;
   }
 
+  /** Keeps the token state across server restarts (X4), or stops keeping it. */
+  public BudgetPatch durable(boolean durable) {
+    body.put("durable", durable);
+    return this;
+  }
+
   /** Capacity returns to the allocation. */
   public BudgetPatch clearBurst() {
     strategy().putNull("burst");

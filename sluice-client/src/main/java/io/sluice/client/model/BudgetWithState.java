@@ -8,6 +8,7 @@ public record BudgetWithState(
     @JsonProperty("key") String key,
     @JsonProperty("allocation") long allocation,
     @JsonProperty("strategy") BudgetStrategy strategy,
+    @JsonProperty("durable") boolean durable,
     @JsonProperty("created_at") Instant createdAt,
     @JsonProperty("updated_at") Instant updatedAt,
     @JsonProperty("state") BudgetState state) {}

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,6 +36,11 @@ public final class BudgetBook {
   private final QuietPools quietPools = new QuietPools();
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
+  /**
+   * Budgets whose stored token state (X4) this turn changed: written once at the end of the turn
+   * ({@link #takeChangedTokenStates}), however many jobs it charged.
+   */
+  private final Set<Budget> tokenStateChanged = new LinkedHashSet<>();
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
@@ -109,10 +116,14 @@ public final class BudgetBook {
     Budget budget = new Budget(key, policy, partitioned, nowMs, nowMs, nowMs);
     budgets.put(key, budget);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     return budget;
   }
 
-  /** Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10). */
+  /**
+   * Brings back a stored budget at start-up, with a full bucket (BUDGETS.md §10); a durable one
+   * then takes its stored state ({@link #resumeTokenState}).
+   */
   public Budget restore(BudgetView stored, long nowMs) {
     Budget budget = new Budget(stored.key(), stored.policy(), stored.partitioned(),
         stored.createdAtMs(), stored.updatedAtMs(), nowMs);
@@ -124,11 +135,24 @@ public final class BudgetBook {
     return budget;
   }
 
+  /**
+   * A durable budget's stored token state (X4), after {@link #restore}: the bucket resumes from it
+   * and refills for the time since. Ignored for a budget that does not keep its state.
+   */
+  public void resumeTokenState(String key, BucketState stored) {
+    Budget budget = budgets.get(key);
+    if (budget != null && budget.policy().storesTokenState()) {
+      budget.bucket().resumeFrom(stored);
+      publisher.changed(budget);
+    }
+  }
+
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
     keepPreImage(budget);
     budget.replace(policy, nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -140,6 +164,7 @@ public final class BudgetBook {
     keepPreImage(budget);
     budget.pause(untilMs, nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -148,6 +173,7 @@ public final class BudgetBook {
     keepPreImage(budget);
     budget.resume(nowMs);
     publisher.changed(budget);
+    markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
@@ -189,6 +215,30 @@ public final class BudgetBook {
     if (!budget.partitioned()) {
       replaced.putIfAbsent(budget.key(), budget.bucket().copy());
     }
+  }
+
+  private void markTokenStateChanged(Budget budget) {
+    if (budget.policy().storesTokenState()) {
+      tokenStateChanged.add(budget);
+    }
+  }
+
+  /**
+   * Hands over (and forgets) the token state of every budget that keeps it and whose state
+   * changed since the last call, by key, for the turn's commit batch (X4).
+   */
+  public Map<String, BucketState> takeChangedTokenStates() {
+    if (tokenStateChanged.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, BucketState> states = new LinkedHashMap<>();
+    for (Budget budget : tokenStateChanged) {
+      if (budgets.get(budget.key()) == budget && budget.policy().storesTokenState()) {
+        states.put(budget.key(), budget.bucket().state());
+      }
+    }
+    tokenStateChanged.clear();
+    return states;
   }
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
@@ -358,15 +408,26 @@ public final class BudgetBook {
     return Admission.ADMIT;
   }
 
-  /** Takes an admitted job's tokens from every budget; it leaves its waiting queues. */
-  public void charge(Job job, long nowMs) {
+  /**
+   * Takes an admitted job's tokens from every budget; it leaves its waiting queues. Returns true
+   * when one of those budgets keeps its token state (X4): the job must not reach its worker before
+   * that state is committed.
+   */
+  public boolean charge(Job job, long nowMs) {
+    boolean chargedStoredState = false;
     for (Binding binding : job.budgets()) {
       Pool pool = poolOf(binding);
+      Budget budget = pool.budget();
       pool.bucket().tryAcquire(binding.cost(), nowMs);
       pool.dispatched(binding.cost());
-      publisher.changed(pool.budget());
+      publisher.changed(budget);
+      if (budget.policy().storesTokenState()) {
+        tokenStateChanged.add(budget);
+        chargedStoredState = true;
+      }
     }
     unpark(job, nowMs);
+    return chargedStoredState;
   }
 
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
@@ -384,6 +445,24 @@ public final class BudgetBook {
       }
       emptied(pool, nowMs);
     }
+  }
+
+  /**
+   * What the job really cost on one of its budgets, reported at acknowledgement (X5): a rate
+   * budget takes the difference from what the binding paid at dispatch, or refunds it; a
+   * concurrency budget holds the binding's cost until the job leaves flight, whatever it cost.
+   */
+  public void settle(Binding binding, long actual, long nowMs) {
+    Pool pool = poolOf(binding);
+    if (pool == null || pool.budget().policy().type() != StrategyType.TIME_BASED) {
+      return;
+    }
+    Budget budget = pool.budget();
+    keepPreImage(budget);
+    pool.bucket().settle(actual - binding.cost(), nowMs);
+    markTokenStateChanged(budget);
+    publisher.changed(budget);
+    wake(pool, nowMs);
   }
 
   /** Every armed head with the instant it is looked at again (a copy). */

@@ -94,9 +94,12 @@ public final class BudgetState {
     return view.policy().capacity();
   }
 
-  /** Tokens owed; null for a partitioned budget as a whole. */
-  public Long debt() {
-    return bucket == null ? null : bucket.debt();
+  /**
+   * Tokens owed at {@code nowMs}, after what the drip has paid of them (X5); null for a
+   * partitioned budget as a whole.
+   */
+  public Long debtAt(long nowMs) {
+    return bucket == null ? null : bucket.debtAt(nowMs);
   }
 
   public int inFlightJobs() {

@@ -8,7 +8,9 @@ import java.math.BigInteger;
  *
  * <p>Owned by the engine thread. Invariants: {@code 0 <= tokens <= capacity}; {@code 0 <= accrued
  * < durationMs} (time_based); {@code debt >= 0}, and {@code tokens == 0} while {@code debt > 0}.
- * Not persisted (a bucket starts full), except the end of a pause, stored with the budget.
+ * A time_based bucket owes debt after a settlement took more than it held (X5): the drip pays it
+ * off before any token appears. Not persisted (a bucket starts full) unless its budget is
+ * durable (X4, {@link #state}); the end of a pause is stored with the budget.
  */
 public final class TokenBucket {
   private BudgetPolicy policy;
@@ -17,7 +19,10 @@ public final class TokenBucket {
   private long tokens;
   /** K: token·milliseconds accrued toward the next token (time_based only). */
   private long accrued;
-  /** D: slots still owed after a concurrency budget was narrowed below what is running. */
+  /**
+   * D: slots still owed after a concurrency budget was narrowed below what is running, or tokens
+   * owed after a rate budget was settled above what it held (X5).
+   */
   private long debt;
   /** L: time of the last refill. */
   private long lastRefillMs;
@@ -50,6 +55,22 @@ public final class TokenBucket {
     debt = other.debt;
     lastRefillMs = other.lastRefillMs;
     pausedUntilMs = other.pausedUntilMs;
+  }
+
+  /** T, K, D and L as they are now, for a durable budget's stored record (X4). */
+  public BucketState state() {
+    return new BucketState(tokens, accrued, debt, lastRefillMs);
+  }
+
+  /**
+   * Resumes from a stored state (X4), keeping the policy and the pause end: the next refill
+   * accrues for all the time since the stored {@code L}, as if the process had never stopped.
+   */
+  public void resumeFrom(BucketState stored) {
+    tokens = stored.tokens();
+    accrued = stored.accrued();
+    debt = stored.debt();
+    lastRefillMs = stored.lastRefillMs();
   }
 
   /**
@@ -97,6 +118,11 @@ public final class TokenBucket {
     return debt;
   }
 
+  /** Debt a refill at {@code nowMs} would leave, without changing anything. */
+  public long debtAt(long nowMs) {
+    return policy.type() == StrategyType.TIME_BASED ? project(nowMs)[2] : debt;
+  }
+
   public long accrued() {
     return accrued;
   }
@@ -116,21 +142,25 @@ public final class TokenBucket {
       long[] projected = project(nowMs);
       tokens = projected[0];
       accrued = projected[1];
+      debt = projected[2];
     }
     lastRefillMs = Math.max(lastRefillMs, nowMs);
   }
 
-  /** {tokens, accrued} as a refill at {@code nowMs} would leave them, without changing state. */
+  /**
+   * {tokens, accrued, debt} as a refill at {@code nowMs} would leave them, without changing state:
+   * the tokens earned pay the debt first.
+   */
   private long[] project(long nowMs) {
     if (tokens >= capacity) {
-      return new long[] {capacity, 0};
+      return new long[] {capacity, 0, 0};
     }
     // A pause stops the drip: only the time since the later of the last refill and the end of
     // the pause counts.
     long elapsed = Math.max(0, nowMs - Math.max(lastRefillMs, pausedUntilMs));
     long duration = policy.durationMs();
     long allocation = policy.allocation();
-    long missing = capacity - tokens;
+    long missing = saturatingAdd(capacity - tokens, debt);
     long earned;
     long remainder;
     long product = elapsed * allocation;
@@ -147,9 +177,33 @@ public final class TokenBucket {
       remainder = division[1].longValue();
     }
     if (earned >= missing) {
-      return new long[] {capacity, 0};
+      return new long[] {capacity, 0, 0};
     }
-    return new long[] {tokens + earned, remainder};
+    if (earned < debt) {
+      return new long[] {tokens, remainder, debt - earned};
+    }
+    return new long[] {tokens + earned - debt, remainder, 0};
+  }
+
+  /**
+   * Settles a rate bucket for a job that really cost {@code difference} more than it paid at
+   * dispatch (X5): what the pool cannot cover becomes debt; a negative difference is refunded,
+   * paying debt first and never above the capacity.
+   */
+  public void settle(long difference, long nowMs) {
+    refill(nowMs);
+    if (difference >= 0) {
+      long paid = Math.min(tokens, difference);
+      tokens -= paid;
+      debt = saturatingAdd(debt, difference - paid);
+    } else {
+      release(-difference);
+    }
+  }
+
+  private static long saturatingAdd(long a, long b) {
+    long sum = a + b;
+    return sum < a ? Long.MAX_VALUE : sum;
   }
 
   /** Takes {@code cost} tokens if they are all there; otherwise changes nothing. */
@@ -182,7 +236,7 @@ public final class TokenBucket {
     }
     long[] projected = policy.type() == StrategyType.TIME_BASED
         ? project(nowMs)
-        : new long[] {tokens, 0};
+        : new long[] {tokens, 0, debt};
     if (projected[0] >= cost) {
       return Availability.NOW;
     }
@@ -193,12 +247,13 @@ public final class TokenBucket {
   }
 
   /**
-   * When a drip at {@code nowMs} holding {@code projected} = {T', K'} will have made {@code total}
-   * tokens (§3 {@code At(t)}): {@code now + max(1, ceil(((total − T') × duration − K') /
-   * allocation))}, saturated.
+   * When a drip at {@code nowMs} holding {@code projected} = {T', K', D'} will have made
+   * {@code total} tokens (§3 {@code At(t)}, the debt paid first): {@code now + max(1, ceil(((total
+   * − T' + D') × duration − K') / allocation))}, saturated.
    */
   private long earnedAt(long total, long[] projected, long nowMs) {
     BigInteger needed = BigInteger.valueOf(total - projected[0])
+        .add(BigInteger.valueOf(projected[2]))
         .multiply(BigInteger.valueOf(policy.durationMs()))
         .subtract(BigInteger.valueOf(projected[1]));
     BigInteger[] division = needed.divideAndRemainder(BigInteger.valueOf(policy.allocation()));
@@ -254,9 +309,11 @@ public final class TokenBucket {
     } else if (isConcurrency) {
       tokens = Math.max(0, capacity - inFlightCost);
       debt = Math.max(0, inFlightCost - capacity);
-    } else {
+    } else if (wasConcurrency) {
       debt = 0;
     }
+    // A rate budget keeps what settlements left it owing across a change of rate or capacity
+    // (docs/decisions.md): the new drip pays it.
     tokens = Math.min(tokens, capacity);
     long newPeriod = newPolicy.type() == StrategyType.WHILE_IN_FLIGHT ? -1 : newPolicy.durationMs();
     if (oldPeriod != newPeriod) {

@@ -46,11 +46,21 @@ public final class Dispatcher {
    * new state is durable, so a reader never sees them as neither in flight nor as stored.
    */
   private List<Departure> departed = new ArrayList<>();
+  /** Streams whose delivery waits for a commit (X4), since the last turn was taken. */
+  private List<AwaitingCommit> awaitingCommit = new ArrayList<>();
+  /** Dispatch passes made so far; names the pass whose delivery a stream holds back. */
+  private long passes;
   private int rotation;
   private boolean dirty;
 
   /** A job that left flight: which stream held it, since when. */
   public record Departure(Job job, WorkerSession session, long dequeuedAtMs) {}
+
+  /**
+   * A stream whose delivery from dispatch pass {@code pass} holds jobs charged to durable
+   * budgets (X4): it goes out once the turn storing their token state is durable.
+   */
+  public record AwaitingCommit(WorkerSession session, long pass) {}
 
   /**
    * @param globalInFlightLimit the most jobs in flight across all streams; 0 means unlimited
@@ -150,6 +160,7 @@ public final class Dispatcher {
       return;
     }
     dirty = false;
+    long pass = ++passes;
     int n = sessions.size();
     int start = Math.floorMod(rotation++, n);
     boolean progress = true;
@@ -166,18 +177,52 @@ public final class Dispatcher {
           continue;
         }
         ready.remove(job);
+        boolean awaitsCommit = false;
         if (!job.budgets().isEmpty()) {
-          budgets.charge(job, nowMs);
+          awaitsCommit = budgets.charge(job, nowMs);
           collectOffers();
         }
         holders.put(job, session);
-        session.hold(job, handover.handOver(job, nowMs));
+        session.hold(job, handover.handOver(job, nowMs), awaitsCommit);
         inFlightView.put(job.id(), job.dequeuedAtMs());
         progress = true;
       }
     }
     for (WorkerSession session : sessions) {
-      session.flush();
+      if (session.holdsUncommitted()) {
+        // The token state these jobs spent must be durable before a worker can run them.
+        session.awaitCommit(pass);
+        awaitingCommit.add(new AwaitingCommit(session, pass));
+      } else {
+        session.flush();
+      }
+    }
+  }
+
+  /** True when the last pass left deliveries that wait for a commit ({@link #takeAwaitingCommit}). */
+  public boolean awaitsCommit() {
+    return !awaitingCommit.isEmpty();
+  }
+
+  /** Hands over the streams whose delivery waits for the commit of the turn now being taken. */
+  public List<AwaitingCommit> takeAwaitingCommit() {
+    if (awaitingCommit.isEmpty()) {
+      return List.of();
+    }
+    List<AwaitingCommit> taken = awaitingCommit;
+    awaitingCommit = new ArrayList<>();
+    return taken;
+  }
+
+  /**
+   * The turn these deliveries waited for is durable: each goes to its stream, without the jobs
+   * that left the stream meanwhile, and the stream may take jobs again.
+   */
+  public void committed(List<AwaitingCommit> deliveries) {
+    for (AwaitingCommit delivery : deliveries) {
+      if (delivery.session().commitDone(delivery.pass())) {
+        dirty = true;
+      }
     }
   }
 

@@ -2,7 +2,9 @@ package io.sluice.engine.dispatch;
 
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobId;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -14,7 +16,9 @@ import java.util.Set;
  * <p>Owned by the engine thread. Every job in {@link #inFlight} has this session as its holder.
  * A session whose sink is {@linkplain JobSink#pacedByWrites paced by writes} has at most one
  * delivery not yet written to its socket: at most {@link #MAX_DELIVERY} jobs, and no job added
- * once the payloads it carries reach {@link #MAX_DELIVERY_BYTES}.
+ * once the payloads it carries reach {@link #MAX_DELIVERY_BYTES}. A delivery holding jobs charged
+ * to durable budgets (X4) waits for the commit of their token state, and meanwhile the session
+ * takes no further job.
  */
 public final class WorkerSession {
   /** The most jobs one delivery to a write-paced sink holds. */
@@ -34,6 +38,10 @@ public final class WorkerSession {
   private long outboxBytes;
   /** A delivery was handed to a paced sink and not yet reported written. */
   private boolean awaitingWrite;
+  /** The outbox holds a job charged to a durable budget in the current dispatch pass. */
+  private boolean holdsUncommitted;
+  /** The dispatch pass whose delivery waits for a commit, or 0 when none does. */
+  private long awaitingCommitOf;
   private boolean closed;
 
   /**
@@ -60,13 +68,15 @@ public final class WorkerSession {
   }
 
   boolean wantsJobs() {
-    return !closed && !awaitingWrite && inFlight.size() < holdLimit
+    return !closed && !awaitingWrite && awaitingCommitOf == 0 && inFlight.size() < holdLimit
         && (!paced || (outbox.size() < MAX_DELIVERY && outboxBytes < MAX_DELIVERY_BYTES));
   }
 
-  void hold(Job job, JobSnapshot delivered) {
+  /** {@code awaitsCommit}: the job was charged to a durable budget (X4). */
+  void hold(Job job, JobSnapshot delivered, boolean awaitsCommit) {
     inFlight.add(job);
     outbox.add(delivered);
+    holdsUncommitted |= awaitsCommit;
     if (delivered.payload() != null) {
       outboxBytes += delivered.payload().length;
     }
@@ -107,9 +117,62 @@ public final class WorkerSession {
     closed = true;
   }
 
-  /** Hands this turn's dispatched jobs to the transport in one call. */
+  boolean holdsUncommitted() {
+    return holdsUncommitted;
+  }
+
+  /** The outbox waits for the commit of the turn taken after dispatch pass {@code pass}. */
+  void awaitCommit(long pass) {
+    holdsUncommitted = false;
+    awaitingCommitOf = pass;
+  }
+
+  /**
+   * The commit that pass {@code pass}'s delivery waited for is done: it goes out, less the jobs
+   * that left this session meanwhile. False when the session no longer waits for that pass (a
+   * rollback abandoned it).
+   */
+  boolean commitDone(long pass) {
+    if (awaitingCommitOf != pass) {
+      return false;
+    }
+    awaitingCommitOf = 0;
+    Set<JobId> held = new HashSet<>();
+    for (Job job : inFlight) {
+      held.add(job.id());
+    }
+    outbox.removeIf(snapshot -> !held.contains(snapshot.id()));
+    if (closed) {
+      outbox.clear();
+      outboxBytes = 0;
+    } else {
+      flush();
+    }
+    return true;
+  }
+
+  /**
+   * Drops the delivery of pass {@code pass}, whose commit failed (X4): it was never written, and
+   * its jobs are ready again in the rebuilt state. Returns their ids; none when the session was
+   * not waiting for that pass.
+   */
+  public Set<JobId> abandonDelivery(long pass) {
+    if (awaitingCommitOf != pass) {
+      return Set.of();
+    }
+    Set<JobId> abandoned = new HashSet<>();
+    for (JobSnapshot snapshot : outbox) {
+      abandoned.add(snapshot.id());
+    }
+    outbox.clear();
+    outboxBytes = 0;
+    awaitingCommitOf = 0;
+    return abandoned;
+  }
+
+  /** Hands this turn's dispatched jobs to the transport in one call, unless they await a commit. */
   void flush() {
-    if (!outbox.isEmpty()) {
+    if (!outbox.isEmpty() && awaitingCommitOf == 0) {
       // Marked first: a sink may report the delivery written before deliver returns.
       awaitingWrite = paced;
       List<JobSnapshot> delivery = List.copyOf(outbox);

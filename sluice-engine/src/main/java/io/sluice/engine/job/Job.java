@@ -192,6 +192,28 @@ public final class Job {
     this.budgets = List.copyOf(budgets);
   }
 
+  /** Records what the worker reported the binding to {@code key} really cost (X5). */
+  public void settle(String key, long actual) {
+    budgets = budgets.stream()
+        .map(binding -> binding.key().equals(key) ? binding.settled(actual) : binding)
+        .toList();
+  }
+
+  /** A new attempt starts: what the last one was settled at no longer describes it (X5). */
+  public void forgetSettlements() {
+    budgets = unsettled(budgets);
+  }
+
+  /** The bindings without their settled costs. */
+  public static List<Binding> unsettled(List<Binding> bindings) {
+    for (Binding binding : bindings) {
+      if (binding.settledCost() != null) {
+        return bindings.stream().map(Binding::unsettled).toList();
+      }
+    }
+    return bindings;
+  }
+
   public boolean pending() {
     return pending;
   }

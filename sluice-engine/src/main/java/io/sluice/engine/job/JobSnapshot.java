@@ -66,11 +66,16 @@ public record JobSnapshot(
         errorRecords);
   }
 
-  /** The same record with the live status and dispatch time (for reads of stored records). */
+  /**
+   * The same record with the live status and dispatch time (for reads of stored records). A job
+   * in flight shows no settled costs: those of its stored record are the previous attempt's.
+   */
   public JobSnapshot live(JobStatus liveStatus, long liveDequeuedAtMs) {
+    List<Binding> liveBudgets =
+        liveStatus == JobStatus.IN_FLIGHT ? Job.unsettled(budgets) : budgets;
     return new JobSnapshot(
         id, type, queue, priority, liveStatus, readyAtMs, attempts, retryLimit, backoff,
-        retention, liveDequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets,
+        retention, liveDequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, liveBudgets,
         unique, batch, errorRecords);
   }
 

@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -19,6 +20,9 @@ public interface JobStore extends AutoCloseable {
 
   /** Feeds every stored budget policy to the sink. */
   void scanBudgets(Consumer<BudgetView> sink);
+
+  /** Feeds every stored token state of a durable budget (key, state) to the sink (X4). */
+  void scanBucketStates(BiConsumer<String, BucketState> sink);
 
   /** Feeds every stored pointer of {@code kind} (key, job) to the sink. */
   void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink);

@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -37,7 +38,14 @@ public sealed interface Mutation {
   /** Writes (or overwrites) a budget's policy and timestamps. */
   record PutBudget(BudgetView budget) implements Mutation {}
 
+  /** Removes a budget's policy and its stored token state, if any. */
   record DeleteBudget(String key) implements Mutation {}
+
+  /** Writes (or overwrites) a durable budget's token state (X4). */
+  record PutBucketState(String key, BucketState state) implements Mutation {}
+
+  /** Removes a budget's stored token state (X4: it stopped being durable). */
+  record DeleteBucketState(String key) implements Mutation {}
 
   /** Points {@code key} of {@code kind} at a job: a unique-key claim or an open batch. */
   record PutPointer(Pointer kind, String key, JobId job) implements Mutation {}

@@ -787,4 +787,86 @@ class TokenBucketTest {
           "while_in_flight budget cannot take a duration_ms");
     }
   }
+
+  /** X5: a rate bucket settled at acknowledgement, debt paid by the drip before any token. */
+  @Nested
+  class Settlement {
+    /** 1 token a second, capacity 10, with {@code spent} tokens taken at {@link #T0}. */
+    private TokenBucket spent(long spent) {
+      TokenBucket bucket = new TokenBucket(timeBased(10, 10_000), T0);
+      assertThat(bucket.tryAcquire(spent, T0)).isTrue();
+      return bucket;
+    }
+
+    @Test
+    void aDifferenceThePoolCoversIsTakenFromIt() {
+      TokenBucket bucket = spent(2);
+      bucket.settle(5, T0);
+
+      assertThat(bucket.tokens()).isEqualTo(3);
+      assertThat(bucket.debt()).isZero();
+    }
+
+    @Test
+    void whatThePoolCannotCoverBecomesDebtAndTheDripPaysItBeforeAnyToken() {
+      TokenBucket bucket = spent(2);
+      bucket.settle(18, T0);
+
+      assertThat(bucket.tokens()).isZero();
+      assertThat(bucket.debt()).isEqualTo(10);
+      assertThat(bucket.debtAt(T0 + 9_999)).isEqualTo(1);
+      assertThat(bucket.tokensAt(T0 + 9_999)).isZero();
+      assertThat(bucket.debtAt(T0 + 10_000)).isZero();
+      assertThat(bucket.tokensAt(T0 + 10_999)).isZero();
+      assertThat(bucket.tokensAt(T0 + 11_000)).isEqualTo(1);
+      assertThat(bucket.tryAcquire(1, T0 + 10_999)).isFalse();
+      assertThat(bucket.tryAcquire(1, T0 + 11_000)).isTrue();
+    }
+
+    @Test
+    void whenACostCanBePaidCountsTheDebtFirst() {
+      TokenBucket bucket = spent(10);
+      bucket.settle(4, T0 + 500);
+
+      // 4 owed, then 3 tokens, with half a token accrued at the settlement: 6.5 s.
+      assertThat(bucket.nextAvailable(3, T0 + 500)).isEqualTo(Availability.at(T0 + 7_000));
+      assertThat(bucket.accrualAt(3, T0 + 500)).isEqualTo(T0 + 7_000);
+      assertThat(bucket.nextAvailable(3, T0 + 6_999).kind()).isEqualTo(Availability.Kind.AT);
+      assertThat(bucket.nextAvailable(3, T0 + 7_000)).isEqualTo(Availability.NOW);
+    }
+
+    @Test
+    void aRefundPaysDebtFirstThenTokens() {
+      TokenBucket bucket = spent(10);
+      bucket.settle(7, T0);
+      bucket.settle(-5, T0);
+
+      assertThat(bucket.debt()).isEqualTo(2);
+      assertThat(bucket.tokens()).isZero();
+      bucket.settle(-6, T0);
+      assertThat(bucket.debt()).isZero();
+      assertThat(bucket.tokens()).isEqualTo(4);
+    }
+
+    @Test
+    void aRefundNeverFillsAboveTheCapacity() {
+      TokenBucket bucket = spent(5);
+      bucket.settle(-5, T0 + 5_000);
+
+      assertThat(bucket.tokens()).isEqualTo(10);
+      assertThat(bucket.tokensAt(T0 + 60_000)).isEqualTo(10);
+    }
+
+    @Test
+    void aChangeOfRateKeepsTheDebtAndASwitchOfStrategyDropsIt() {
+      TokenBucket bucket = spent(10);
+      bucket.settle(6, T0);
+      bucket.adopt(timeBased(20, 10_000), T0, 0);
+
+      assertThat(bucket.debt()).isEqualTo(6);
+      assertThat(bucket.debtAt(T0 + 2_500)).isOne();
+      bucket.adopt(whileInFlight(3), T0 + 2_500, 0);
+      assertThat(bucket.debt()).isZero();
+    }
+  }
 }

@@ -15,11 +15,12 @@ import net.jqwik.api.statistics.Statistics;
 /**
  * DESIGN.md budget invariants 1–6 over random sequences of budget administration (PUT, POST,
  * PATCH, DELETE), enqueues of jobs bound to 0–3 budgets (some creating them with
- * {@code create_with}, some scheduled), worker streams, acks, failures (retry_at in the past, now,
- * later, backoff, kill), budget pauses and failures reported as throttled (X6), disconnects, and
- * clock moves of 0 ms to 5 minutes, all driven through a real {@link io.sluice.engine.Engine}.
- * {@link EngineScenario} says exactly what is checked after every turn; a failure prints the
- * shrunk scenario as a readable operation log.
+ * {@code create_with}, some scheduled), worker streams, acks, acks settling the real cost (X5:
+ * refunds and debt, checked against the model's bucket through the published state), failures
+ * (retry_at in the past, now, later, backoff, kill), budget pauses and failures reported as
+ * throttled (X6), disconnects, and clock moves of 0 ms to 5 minutes, all driven through a real
+ * {@link io.sluice.engine.Engine}. {@link EngineScenario} says exactly what is checked after
+ * every turn; a failure prints the shrunk scenario as a readable operation log.
  *
  * <p>Three scenario mixes: both strategies (with the default or a small global in-flight limit),
  * concurrency budgets only (strict in-flight accounting, debt after narrowing, no §7 strategy

@@ -8,6 +8,7 @@ import io.sluice.engine.job.Binding;
 import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BindingRequest;
 import io.sluice.engine.budget.PolicyPatch;
+import io.sluice.engine.budget.Settlement;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.FailureReport;
@@ -296,6 +297,8 @@ final class EngineScenario {
       openWorker(open.queueMask(), open.prefetch());
     } else if (op instanceof Ops.Ack ack) {
       ack(ack.pick(), ack.stale());
+    } else if (op instanceof Ops.Settle settle) {
+      settle(settle.pick(), settle.actualRaw());
     } else if (op instanceof Ops.Fail fail) {
       fail(fail.pick(), fail.kind(), fail.delayMs());
     } else if (op instanceof Ops.CloseWorker close) {
@@ -490,10 +493,10 @@ final class EngineScenario {
       }
       String recount = "waiting " + waitingJobs + "/" + waitingCost + ", in flight "
           + inFlightJobs + "/" + inFlightCost + ", tokens " + budget.bucket.available(now)
-          + ", debt " + budget.bucket.debt() + ", dispatched " + budget.dispatched;
+          + ", debt " + budget.bucket.debtAt(now) + ", dispatched " + budget.dispatched;
       String read = "waiting " + state.waitingJobs() + "/" + state.waitingCost() + ", in flight "
           + state.inFlightJobs() + "/" + state.inFlightCost() + ", tokens "
-          + state.tokensAt(now) + ", debt " + state.debt() + ", dispatched "
+          + state.tokensAt(now) + ", debt " + state.debtAt(now) + ", dispatched "
           + state.dispatched();
       check(recount.equals(read), () -> "X1: budget " + budget.key + " publishes " + read
           + "; a recount gives " + recount);
@@ -876,6 +879,38 @@ final class EngineScenario {
     Job job = candidates.get(pick % candidates.size());
     engine.complete(job.id, now);
     logStep("ack " + job + " (held by " + job.holder.name + ")");
+    leaveFlight(job);
+    jobs.remove(job.id);
+    finished.add(job.id);
+  }
+
+  /**
+   * Acks an in-flight job settling every binding (X5): its rate budgets take or refund the
+   * difference (an entry of the rate window, negative for a refund); its concurrency budgets
+   * release as on any ack.
+   */
+  private void settle(int pick, int actualRaw) {
+    List<Job> candidates = inFlight();
+    if (candidates.isEmpty()) {
+      logStep("settle: nothing in flight");
+      return;
+    }
+    Job job = candidates.get(pick % candidates.size());
+    List<Settlement> settlements = new ArrayList<>();
+    for (int i = 0; i < job.bindings.size(); i++) {
+      settlements.add(new Settlement(job.bindings.get(i).key(), (actualRaw * (i + 1L)) % 25));
+    }
+    engine.complete(job.id, settlements, now);
+    logStep("ack " + job + " (held by " + job.holder.name + ") settling " + settlements);
+    for (int i = 0; i < settlements.size(); i++) {
+      Binding binding = job.bindings.get(i);
+      Budget budget = budgets.get(binding.key());
+      if (budget.policy.timeBased()) {
+        long actual = settlements.get(i).cost();
+        budget.bucket.settle(binding.cost(), actual, now);
+        budget.dispatchesSinceChange.add(new long[] {now, actual - binding.cost()});
+      }
+    }
     leaveFlight(job);
     jobs.remove(job.id);
     finished.add(job.id);

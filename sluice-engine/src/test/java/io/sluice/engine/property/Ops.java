@@ -43,6 +43,13 @@ final class Ops {
 
   record Fail(int pick, FailKind kind, int delayMs) implements Op {}
 
+  /**
+   * Acks an in-flight job settling every binding (X5) at an actual cost of {@code (actualRaw × (i
+   * + 1)) mod 25} for its i-th binding: often below what it paid (a refund), often above the
+   * capacity (debt).
+   */
+  record Settle(int pick, int actualRaw) implements Op {}
+
   /** Disconnects a worker; {@code again} picks among already closed ones (must be a no-op). */
   record CloseWorker(int pick, boolean again) implements Op {}
 
@@ -74,18 +81,18 @@ final class Ops {
 
   /** Relative weights of the operations, and which strategies the budgets may have. */
   record Profile(int put, int create, int patch, int delete, int enqueue, int openWorker,
-      int ack, int fail, int close, int advance, int pause, int throttle, boolean timeBased,
-      boolean concurrency, int maxBindings) {
+      int ack, int settle, int fail, int close, int advance, int pause, int throttle,
+      boolean timeBased, boolean concurrency, int maxBindings) {
     static final Profile MIXED =
-        new Profile(6, 2, 6, 2, 25, 6, 18, 8, 4, 20, 2, 4, true, true, 3);
+        new Profile(6, 2, 6, 2, 25, 6, 12, 6, 8, 4, 20, 2, 4, true, true, 3);
     static final Profile CONCURRENCY_ONLY =
-        new Profile(6, 2, 8, 2, 25, 6, 20, 8, 6, 12, 2, 4, false, true, 3);
+        new Profile(6, 2, 8, 2, 25, 6, 16, 4, 8, 6, 12, 2, 4, false, true, 3);
     static final Profile RATE_HEAVY =
-        new Profile(4, 2, 4, 1, 25, 5, 18, 6, 3, 30, 2, 4, true, false, 3);
+        new Profile(4, 2, 4, 1, 25, 5, 10, 8, 6, 3, 30, 2, 4, true, false, 3);
 
     Profile withMaxBindings(int max) {
-      return new Profile(put, create, patch, delete, enqueue, openWorker, ack, fail, close,
-          advance, pause, throttle, timeBased, concurrency, max);
+      return new Profile(put, create, patch, delete, enqueue, openWorker, ack, settle, fail,
+          close, advance, pause, throttle, timeBased, concurrency, max);
     }
   }
 
@@ -114,6 +121,8 @@ final class Ops {
             .as(OpenWorker::new)),
         Tuple.of(p.ack(), Combinators.combine(pick(), Arbitraries.of(false, false, false, false,
             false, false, false, false, false, true)).as(Ack::new)),
+        Tuple.of(p.settle(), Combinators.combine(pick(), Arbitraries.integers().between(0, 24))
+            .as(Settle::new)),
         Tuple.of(p.fail(), Combinators.combine(pick(), Arbitraries.of(FailKind.class),
             Arbitraries.integers().between(0, 5_000)).as(Fail::new)),
         Tuple.of(p.close(), Combinators.combine(pick(),

@@ -5,7 +5,8 @@ import java.math.BigInteger;
 /**
  * The token state of one budget exactly as BUDGETS.md §3 and §7 describe it, written from the
  * spec text for the test model: capacity {@code C}, whole tokens {@code T}, accrued progress
- * {@code K}, debt {@code D} and last refill {@code L}.
+ * {@code K}, debt {@code D} and last refill {@code L}. A rate budget owes debt after a settlement
+ * (EXTENSIONS.md X5) took more than it held: "refills pay [it] first".
  *
  * <p>One reading had to be chosen: the spec's {@code Refill} is "time_based only", which leaves
  * open whether {@code L} moves while a budget is {@code while_in_flight}. This model settles
@@ -49,23 +50,30 @@ final class SpecBucket {
     return debt;
   }
 
-  /** {T', K'} that a refill at {@code nowMs} would leave, without changing anything. */
+  /** {T', K', D'} that a refill at {@code nowMs} would leave, without changing anything. */
   private long[] project(long nowMs) {
     if (!policy.timeBased()) {
-      return new long[] {tokens, accrued};
+      return new long[] {tokens, accrued, debt};
     }
     if (tokens >= capacity) {
-      return new long[] {capacity, 0};
+      return new long[] {capacity, 0, 0};
     }
     long elapsed = Math.max(0, nowMs - Math.max(lastRefillMs, pausedUntilMs));
     BigInteger banked = BigInteger.valueOf(accrued)
         .add(BigInteger.valueOf(elapsed).multiply(BigInteger.valueOf(policy.allocation())));
     BigInteger[] qr = banked.divideAndRemainder(BigInteger.valueOf(policy.durationMs()));
-    BigInteger missing = BigInteger.valueOf(capacity - tokens);
+    BigInteger missing = BigInteger.valueOf(capacity - tokens + debt);
     if (qr[0].compareTo(missing) >= 0) {
-      return new long[] {capacity, 0};
+      return new long[] {capacity, 0, 0};
     }
-    return new long[] {tokens + qr[0].longValueExact(), qr[1].longValueExact()};
+    long earned = qr[0].longValueExact();
+    long paid = Math.min(earned, debt);
+    return new long[] {tokens + earned - paid, qr[1].longValueExact(), debt - paid};
+  }
+
+  /** Debt left at {@code nowMs} (time_based: after the drip paid what it could). */
+  long debtAt(long nowMs) {
+    return project(nowMs)[2];
   }
 
   /** Tokens available at {@code nowMs} (time_based: after the drip). */
@@ -77,6 +85,7 @@ final class SpecBucket {
     long[] p = project(nowMs);
     tokens = p[0];
     accrued = p[1];
+    debt = p[2];
     lastRefillMs = Math.max(lastRefillMs, nowMs);
   }
 
@@ -117,6 +126,23 @@ final class SpecBucket {
   }
 
   /**
+   * X5 for a time_based budget: the job really cost {@code actual} where it paid {@code charged}.
+   * More is taken from the pool, and what it cannot cover is owed; less is refunded, paying the
+   * debt first, never above capacity.
+   */
+  void settle(long charged, long actual, long nowMs) {
+    refill(nowMs);
+    if (actual >= charged) {
+      long more = actual - charged;
+      long taken = Math.min(tokens, more);
+      tokens -= taken;
+      debt += more - taken;
+    } else {
+      release(charged - actual);
+    }
+  }
+
+  /**
    * For a time_based budget that cannot pay now: the instant it can (NextAvailable's {@code At});
    * {@code nowMs} when it can pay now; {@link Long#MAX_VALUE} for a concurrency budget that
    * cannot.
@@ -132,7 +158,7 @@ final class SpecBucket {
     if (!policy.timeBased() || cost > capacity) {
       return Long.MAX_VALUE;
     }
-    long needed = (cost - p[0]) * policy.durationMs() - p[1];
+    long needed = (cost - p[0] + p[2]) * policy.durationMs() - p[1];
     long wait = Math.floorDiv(needed + policy.allocation() - 1, policy.allocation());
     return nowMs + Math.max(1, wait);
   }
@@ -159,8 +185,8 @@ final class SpecBucket {
     } else if (!newPolicy.timeBased()) {
       tokens = Math.max(0, capacity - inFlightCost);
       debt = Math.max(0, inFlightCost - capacity);
-    } else {
-      debt = 0; // a switch to time_based carries no debt
+    } else if (wasConcurrency) {
+      debt = 0; // a switch to time_based carries no debt; a rate change keeps a rate's debt
     }
     tokens = Math.min(tokens, capacity);
     long newPeriod = newPolicy.timeBased() ? newPolicy.durationMs() : -1;

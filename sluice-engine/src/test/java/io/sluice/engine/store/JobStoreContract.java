@@ -8,6 +8,7 @@ import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineHarness;
 import io.sluice.engine.job.Binding;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;
@@ -197,6 +198,12 @@ public abstract class JobStoreContract {
     return found;
   }
 
+  private Map<String, BucketState> bucketStates() {
+    Map<String, BucketState> found = new TreeMap<>();
+    store.scanBucketStates(found::put);
+    return found;
+  }
+
   private Map<String, JobId> pointers(Mutation.Pointer kind) {
     Map<String, JobId> found = new TreeMap<>();
     store.scanPointers(kind, (key, job) ->
@@ -365,6 +372,19 @@ public abstract class JobStoreContract {
 
       assertThat(store.readJob(throttled.id()).errorRecords()).isEqualTo(3);
       assertThat(scan()).containsExactly(throttled);
+    }
+
+    @Test
+    void roundTripsSettledCosts() {
+      JobSnapshot job = new JobSnapshot(ids.next(T0), "llm", "q", 1, JobStatus.COMPLETED, T0, 0,
+          null, null, null, T0, Job.NONE, T0 + 5, T0 + 60_000, null,
+          List.of(new Binding("tokens", 500, 1_234L), new Binding("pool", 1, 0L),
+              new Binding("unsettled", 2)));
+      commit(new Mutation.PutJob(job));
+
+      restart();
+
+      assertThat(store.readJob(job.id())).isEqualTo(job);
     }
   }
 
@@ -800,6 +820,32 @@ public abstract class JobStoreContract {
     }
 
     @Test
+    void keepsADurableBudgetAndItsTokenState() {
+      BudgetView durable = new BudgetView("durable",
+          new BudgetPolicy(10, StrategyType.TIME_BASED, 60_000, null, true), T0, T0);
+      BucketState state = new BucketState(3, 42_000, 0, T0 + 7_000);
+      commit(new Mutation.PutBudget(durable), new Mutation.PutBucketState("durable", state));
+      commit(new Mutation.PutBucketState("durable", new BucketState(2, 0, 0, T0 + 8_000)));
+
+      restart();
+      assertThat(budgets()).containsExactly(durable);
+      assertThat(bucketStates())
+          .containsExactly(Map.entry("durable", new BucketState(2, 0, 0, T0 + 8_000)));
+    }
+
+    @Test
+    void forgetsATokenStateDeletedAloneOrWithItsBudget() {
+      BucketState state = new BucketState(3, 0, 0, T0);
+      commit(new Mutation.PutBudget(budget("kept", 10)), new Mutation.PutBudget(budget("gone", 10)),
+          new Mutation.PutBucketState("kept", state), new Mutation.PutBucketState("gone", state));
+      commit(new Mutation.DeleteBucketState("kept"), new Mutation.DeleteBudget("gone"));
+
+      restart();
+      assertThat(budgets()).containsExactly(budget("kept", 10));
+      assertThat(bucketStates()).isEmpty();
+    }
+
+    @Test
     void keepsOnlyTheLatestPolicyOfABudget() {
       commit(new Mutation.PutBudget(budget("img", 6)));
       commit(new Mutation.PutBudget(budget("img", 12)));
@@ -1029,6 +1075,7 @@ public abstract class JobStoreContract {
       uses.put("scanJobs by index", () -> store.scanJobs(emails, null, false));
       uses.put("countJobs", () -> store.countJobs(emails));
       uses.put("scanBudgets", () -> store.scanBudgets(budget -> { }));
+      uses.put("scanBucketStates", () -> store.scanBucketStates((key, state) -> { }));
       for (Mutation.Pointer kind : Mutation.Pointer.values()) {
         uses.put("scanPointers " + kind, () -> store.scanPointers(kind, (key, job) -> { }));
       }

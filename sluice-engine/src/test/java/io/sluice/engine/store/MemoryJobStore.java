@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -104,6 +105,12 @@ public final class MemoryJobStore implements JobStore {
   public void scanBudgets(Consumer<BudgetView> sink) {
     checkOpen("scan of budgets");
     disk.contents.budgets.values().forEach(sink);
+  }
+
+  @Override
+  public void scanBucketStates(BiConsumer<String, BucketState> sink) {
+    checkOpen("scan of bucket states");
+    disk.contents.bucketStates.forEach(sink);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.sluice.engine.store;
 
 import io.sluice.engine.Names;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -33,6 +34,7 @@ final class StoreContents {
   final Map<JobId, byte[]> payloads = new HashMap<>();
   private final Map<JobId, TreeMap<Long, ErrorRecord>> errors = new HashMap<>();
   final TreeMap<String, BudgetView> budgets = new TreeMap<>(Names.BYTE_ORDER);
+  final TreeMap<String, BucketState> bucketStates = new TreeMap<>(Names.BYTE_ORDER);
   final Map<Mutation.Pointer, TreeMap<String, JobId>> pointers =
       new EnumMap<>(Mutation.Pointer.class);
   final TreeMap<String, byte[]> cronGroups = new TreeMap<>(Names.BYTE_ORDER);
@@ -54,6 +56,7 @@ final class StoreContents {
     copy.payloads.putAll(payloads);
     errors.forEach((id, records) -> copy.errors.put(id, new TreeMap<>(records)));
     copy.budgets.putAll(budgets);
+    copy.bucketStates.putAll(bucketStates);
     pointers.forEach((kind, keys) -> copy.pointers.get(kind).putAll(keys));
     copy.cronGroups.putAll(cronGroups);
     byQueue.forEach((queue, ids) -> copy.byQueue.put(queue, new TreeSet<>(ids)));
@@ -81,6 +84,11 @@ final class StoreContents {
       budgets.put(put.budget().key(), put.budget());
     } else if (mutation instanceof Mutation.DeleteBudget delete) {
       budgets.remove(delete.key());
+      bucketStates.remove(delete.key());
+    } else if (mutation instanceof Mutation.PutBucketState put) {
+      bucketStates.put(put.key(), put.state());
+    } else if (mutation instanceof Mutation.DeleteBucketState delete) {
+      bucketStates.remove(delete.key());
     } else if (mutation instanceof Mutation.PutPointer put) {
       pointers.get(put.kind()).put(put.key(), Objects.requireNonNull(put.job()));
     } else if (mutation instanceof Mutation.DeletePointer delete) {

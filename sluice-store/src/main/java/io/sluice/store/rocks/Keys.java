@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  *       in the job's error list, which is its attempt number until the job is first throttled,
  *       X6) as an unsigned 32-bit integer (4 bytes), so one job's records are contiguous and in
  *       the order they were written.
- *   <li>{@code budgets}, {@code crons}: the budget key or cron group name as UTF-8 bytes.
+ *   <li>{@code budgets}, {@code bucket_states}, {@code crons}: the budget key or cron group name as UTF-8 bytes.
  *   <li>{@code pointers}: one byte for the pointer kind, then the key as UTF-8 bytes; the value
  *       is the job key.
  * </ul>

@@ -1,6 +1,7 @@
 package io.sluice.store.rocks;
 
 import io.sluice.engine.job.Binding;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetPolicy;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.StrategyType;
@@ -21,24 +22,29 @@ import java.util.List;
  */
 final class RecordCodec {
   /**
-   * Version 4 added a binding's partition (X3); version 3 the number of error records (X6: a
-   * throttled failure adds one without counting an attempt). Versions 1 (no bindings), 2 (no
-   * error count: as many error records as attempts, which always held before throttling) and 3
-   * are still read.
+   * Version 3 added each binding's flags, with its partition (X3) and settled cost (X5), and the
+   * number of error records (X6: a throttled failure adds one without counting an attempt);
+   * version 2 records (bindings, nothing settled, as many error records as attempts, which
+   * always held before throttling) and version 1 records (no bindings) are still read.
    */
-  private static final int JOB_FORMAT = 4;
-  private static final int JOB_FORMAT_UNPARTITIONED = 3;
+  private static final int JOB_FORMAT = 3;
   private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
-  /** A binding's flags (format 4): it names a partition. */
-  private static final int HAS_PARTITION = 1;
+  /** A binding's flags (format 3): a settled cost follows. */
+  private static final int HAS_SETTLED_COST = 1;
+  /** A binding's flags (format 3): a partition follows. */
+  private static final int HAS_PARTITION = 2;
   /**
-   * Version 3 added whether the budget is partitioned (X3), version 2 the end of its pause (X6);
-   * version 1 and 2 records are still read.
+   * Version 3 added the budget's flags, {@code durable} (X4) and {@code partitioned} (X3);
+   * version 2 the end of the budget's pause (X6); records of versions 1 and 2 are still read
+   * (plain, not durable; version 1 not paused).
    */
   private static final int BUDGET_FORMAT = 3;
-  private static final int BUDGET_FORMAT_UNPARTITIONED = 2;
+  private static final int BUDGET_FORMAT_PAUSABLE = 2;
+  private static final int BUDGET_DURABLE = 1;
+  private static final int BUDGET_PARTITIONED = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
+  private static final int BUCKET_STATE_FORMAT = 1;
   /** Version 2 added whether the failure was throttled (X6); version 1 records were not. */
   private static final int ERROR_FORMAT = 2;
   private static final int ERROR_FORMAT_UNTHROTTLED = 1;
@@ -90,7 +96,11 @@ final class RecordCodec {
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
       out.writeString(binding.key()).writeLong(binding.cost())
-          .writeByte(binding.partition() != null ? HAS_PARTITION : 0);
+          .writeByte((binding.settledCost() != null ? HAS_SETTLED_COST : 0)
+              | (binding.partition() != null ? HAS_PARTITION : 0));
+      if (binding.settledCost() != null) {
+        out.writeLong(binding.settledCost());
+      }
       if (binding.partition() != null) {
         out.writeString(binding.partition());
       }
@@ -110,8 +120,8 @@ final class RecordCodec {
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT && format != JOB_FORMAT_UNPARTITIONED
-        && format != JOB_FORMAT_WITHOUT_ERROR_COUNT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_ERROR_COUNT
+        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -138,8 +148,10 @@ final class RecordCodec {
       for (int i = in.readInt(); i > 0; i--) {
         String key = in.readString();
         long cost = in.readLong();
-        boolean hasPartition = format == JOB_FORMAT && (in.readByte() & HAS_PARTITION) != 0;
-        budgets.add(new Binding(key, hasPartition ? in.readString() : null, cost));
+        int bindingFlags = format == JOB_FORMAT ? in.readByte() : 0;
+        Long settledCost = (bindingFlags & HAS_SETTLED_COST) != 0 ? in.readLong() : null;
+        String partition = (bindingFlags & HAS_PARTITION) != 0 ? in.readString() : null;
+        budgets.add(new Binding(key, partition, cost, settledCost));
       }
     }
     UniqueKey unique = (flags & HAS_UNIQUE) != 0
@@ -148,7 +160,7 @@ final class RecordCodec {
     BatchConfig batch = (flags & HAS_BATCH) != 0
         ? new BatchConfig(in.readString(), in.readString(), in.readString())
         : null;
-    int errorRecords = format >= JOB_FORMAT_UNPARTITIONED ? in.readInt() : attempts;
+    int errorRecords = format == JOB_FORMAT ? in.readInt() : attempts;
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
         backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
         List.copyOf(budgets), unique, batch, errorRecords);
@@ -167,14 +179,15 @@ final class RecordCodec {
         .writeLong(budget.updatedAtMs())
         .writeByte(budget.pausedUntilMs() == null ? 0 : 1)
         .writeLong(budget.pausedUntilMs() == null ? 0 : budget.pausedUntilMs())
-        .writeByte(budget.partitioned() ? 1 : 0)
+        .writeByte((policy.durable() ? BUDGET_DURABLE : 0)
+            | (budget.partitioned() ? BUDGET_PARTITIONED : 0))
         .toByteArray();
   }
 
   static BudgetView decodeBudget(String key, byte[] bytes) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_UNPARTITIONED
+    if (format != BUDGET_FORMAT && format != BUDGET_FORMAT_PAUSABLE
         && format != BUDGET_FORMAT_UNPAUSED) {
       throw new IllegalStateException("unknown budget record format " + format + " for " + key);
     }
@@ -183,7 +196,6 @@ final class RecordCodec {
     long durationMs = in.readLong();
     boolean hasBurst = in.readByte() == 1;
     long burst = in.readLong();
-    BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null);
     long createdAtMs = in.readLong();
     long updatedAtMs = in.readLong();
     Long pausedUntilMs = null;
@@ -192,8 +204,30 @@ final class RecordCodec {
       long until = in.readLong();
       pausedUntilMs = paused ? until : null;
     }
-    boolean partitioned = format == BUDGET_FORMAT && in.readByte() == 1;
-    return new BudgetView(key, policy, partitioned, createdAtMs, updatedAtMs, pausedUntilMs);
+    int budgetFlags = format == BUDGET_FORMAT ? in.readByte() : 0;
+    BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs,
+        hasBurst ? burst : null, (budgetFlags & BUDGET_DURABLE) != 0);
+    return new BudgetView(key, policy, (budgetFlags & BUDGET_PARTITIONED) != 0, createdAtMs,
+        updatedAtMs, pausedUntilMs);
+  }
+
+  static byte[] encodeBucketState(BucketState state) {
+    return new RecordWriter()
+        .writeByte(BUCKET_STATE_FORMAT)
+        .writeLong(state.tokens())
+        .writeLong(state.accrued())
+        .writeLong(state.debt())
+        .writeLong(state.lastRefillMs())
+        .toByteArray();
+  }
+
+  static BucketState decodeBucketState(String key, byte[] bytes) {
+    RecordReader in = new RecordReader(bytes);
+    int format = in.readByte();
+    if (format != BUCKET_STATE_FORMAT) {
+      throw new IllegalStateException("unknown bucket state format " + format + " for " + key);
+    }
+    return new BucketState(in.readLong(), in.readLong(), in.readLong(), in.readLong());
   }
 
   /** The body of an error record; its sequence is in its key. */

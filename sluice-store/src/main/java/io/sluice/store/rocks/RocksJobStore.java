@@ -1,5 +1,6 @@
 package io.sluice.store.rocks;
 
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
@@ -47,8 +48,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The job store on RocksDB: one column family each for job records, payloads, error records and
- * budget policies.
+ * The job store on RocksDB: one column family each for job records, payloads, error records,
+ * budget policies and the token state of durable budgets (X4).
  *
  * <p>Every commit goes through the write-ahead log; {@code sync} commits also fsync it. Commits
  * come from the single commit thread; reads, checkpoints and compactions are thread-safe.
@@ -94,6 +95,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final ColumnFamilyHandle index;
   private final ColumnFamilyHandle pointers;
   private final ColumnFamilyHandle crons;
+  private final ColumnFamilyHandle bucketStates;
   /** Column family ids, for batches built without a native call per key. */
   private final int jobsId;
   private final int payloadsId;
@@ -102,6 +104,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final int indexId;
   private final int pointersId;
   private final int cronsId;
+  private final int bucketStatesId;
 
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
@@ -131,7 +134,8 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
         new ColumnFamilyDescriptor(bytes("budgets"), familyOptions),
         new ColumnFamilyDescriptor(bytes("index"), familyOptions),
         new ColumnFamilyDescriptor(bytes("pointers"), familyOptions),
-        new ColumnFamilyDescriptor(bytes("crons"), familyOptions));
+        new ColumnFamilyDescriptor(bytes("crons"), familyOptions),
+        new ColumnFamilyDescriptor(bytes("bucket_states"), familyOptions));
     try {
       Files.createDirectories(config.dataDir());
       db = RocksDB.open(dbOptions, config.dataDir().toString(), descriptors, handles);
@@ -146,6 +150,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     index = handles.get(5);
     pointers = handles.get(6);
     crons = handles.get(7);
+    bucketStates = handles.get(8);
     jobsId = jobs.getID();
     payloadsId = payloads.getID();
     errorsId = errors.getID();
@@ -153,6 +158,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     indexId = index.getID();
     pointersId = pointers.getID();
     cronsId = crons.getID();
+    bucketStatesId = bucketStates.getID();
     try {
       new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
     } catch (RuntimeException e) {
@@ -207,6 +213,11 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
           RecordCodec.encodeBudget(put.budget()));
     } else if (mutation instanceof Mutation.DeleteBudget delete) {
       writes.delete(budgetsId, Keys.budget(delete.key()));
+      writes.delete(bucketStatesId, Keys.budget(delete.key()));
+    } else if (mutation instanceof Mutation.PutBucketState put) {
+      writes.put(bucketStatesId, Keys.budget(put.key()), RecordCodec.encodeBucketState(put.state()));
+    } else if (mutation instanceof Mutation.DeleteBucketState delete) {
+      writes.delete(bucketStatesId, Keys.budget(delete.key()));
     } else if (mutation instanceof Mutation.PutPointer put) {
       writes.put(pointersId, Keys.pointer(put.kind(), put.key()), Keys.job(put.job()));
     } else if (mutation instanceof Mutation.DeletePointer delete) {
@@ -229,6 +240,22 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of budgets", e);
+    } finally {
+      uses.exit();
+    }
+  }
+
+  @Override
+  public void scanBucketStates(BiConsumer<String, BucketState> sink) {
+    uses.enter();
+    try (RocksIterator it = db.newIterator(bucketStates)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        String key = Keys.budgetKey(it.key());
+        sink.accept(key, RecordCodec.decodeBucketState(key, it.value()));
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of bucket states", e);
     } finally {
       uses.exit();
     }

@@ -65,7 +65,7 @@ class CompactionTest {
         .filter(line -> line.contains("table_properties_collectors=")
             && line.contains("CompactOnDeletionCollector"))
         .count();
-    assertThat(families).isEqualTo(8);
+    assertThat(families).isEqualTo(9);
     assertThat(collectors).isEqualTo(families);
   }
 

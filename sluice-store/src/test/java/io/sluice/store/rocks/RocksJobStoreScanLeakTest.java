@@ -113,7 +113,7 @@ class RocksJobStoreScanLeakTest {
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY));
     for (String name : List.of("jobs", "payloads", "errors", "budgets", "index", "pointers",
-        "crons")) {
+        "crons", "bucket_states")) {
       descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8)));
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();

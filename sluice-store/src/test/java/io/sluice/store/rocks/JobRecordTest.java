@@ -1,0 +1,51 @@
+package io.sluice.store.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.job.Binding;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Job records across the format change that added each binding's settled cost (X5). */
+class JobRecordTest {
+  private static final long T0 = 1_700_000_000_000L;
+
+  @Test
+  void aRecordWrittenBeforeSettlementsExistedReadsAsUnsettled() {
+    JobId id = new JobIdGenerator().next(T0);
+    byte[] secondFormat = new RecordWriter()
+        .writeByte(2)
+        .writeString("llm")
+        .writeString("q")
+        .writeInt(7)
+        .writeByte(JobStatus.READY.ordinal())
+        .writeLong(T0)
+        .writeInt(1)
+        .writeLong(T0 - 10)
+        .writeLong(T0 - 5)
+        .writeLong(-1)
+        .writeLong(-1)
+        .writeByte(0)
+        .writeInt(2)
+        .writeString("tokens").writeLong(500)
+        .writeString("pool").writeLong(1)
+        .toByteArray();
+
+    assertThat(RecordCodec.decodeJob(id, secondFormat).budgets())
+        .containsExactly(new Binding("tokens", 500), new Binding("pool", 1));
+  }
+
+  @Test
+  void settledAndUnsettledBindingsRoundTrip() {
+    JobId id = new JobIdGenerator().next(T0);
+    JobSnapshot job = new JobSnapshot(id, "llm", "q", 7, JobStatus.DEAD, T0, 3,
+        null, null, null, T0, T0, -1, T0 + 1_000, null,
+        List.of(new Binding("tokens", 500, 1_000_000L), new Binding("pool", 1)));
+
+    assertThat(RecordCodec.decodeJob(id, RecordCodec.encodeJob(job))).isEqualTo(job);
+  }
+}
