@@ -99,7 +99,7 @@ public final class BudgetAdmin {
     boolean storedTokenState = budget.policy().storesTokenState();
     book.replace(budget, policy, nowMs);
     if (storedTokenState && !policy.storesTokenState()) {
-      writes.accept(new Mutation.DeleteBucketState(budget.key()));
+      deleteTokenStates(budget);
     }
     return stored(budget);
   }
@@ -182,13 +182,33 @@ public final class BudgetAdmin {
     crons.checkBudgetUnreferenced(key);
     budget.checkUnreferenced();
     book.remove(budget);
+    if (budget.partitioned() && budget.policy().storesTokenState()) {
+      deleteTokenStates(budget); // the budget's own record goes with it
+    }
     writes.accept(new Mutation.DeleteBudget(key));
+  }
+
+  /**
+   * Deletes the token state records of a budget that kept them (X4): a partitioned budget's are
+   * one per partition it holds (a partition's record goes when it is forgotten).
+   */
+  private void deleteTokenStates(Budget budget) {
+    if (budget.partitioned()) {
+      for (Pool pool : budget.pools()) {
+        writes.accept(new Mutation.DeleteBucketState(pool.storeKey()));
+      }
+    } else {
+      writes.accept(new Mutation.DeleteBucketState(budget.key()));
+    }
   }
 
   /** Removes every budget (reset); callers delete the jobs that used them first. */
   void deleteAll() {
     for (Budget budget : book.sortedByKey()) {
       book.remove(budget);
+      if (budget.partitioned() && budget.policy().storesTokenState()) {
+        deleteTokenStates(budget);
+      }
       writes.accept(new Mutation.DeleteBudget(budget.key()));
     }
   }

@@ -8,13 +8,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.JobWait.BudgetWait;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.budget.PolicySpec;
+import io.sluice.engine.budget.Settlement;
+import io.sluice.engine.job.FailureReport;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.job.Throttle;
 import io.sluice.engine.job.Binding;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.store.MemoryJobStore;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -391,6 +399,122 @@ class PartitionedBudgetTest {
       assertThatThrownBy(() -> h.deleteBudget("per-account"))
           .isInstanceOf(SluiceException.Conflict.class)
           .hasMessageContaining("referenced by 2 unfinished jobs");
+    }
+  }
+
+  @Nested
+  class ThrottlesAndSettlements {
+    private FailureReport throttledFor(String partition, long retryAfterMs) {
+      return new FailureReport("429", null, null, null, false, 0.0,
+          new Throttle("per-account", partition, retryAfterMs));
+    }
+
+    @Test
+    void aThrottlePausesOnlyThePartitionTheJobDrawsOn() {
+      h.budget("per-account", partitioned(whileInFlight(5)));
+      h.openWorker("q", 10);
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+      assertThat(h.dispatch()).hasSize(1);
+      JobSnapshot a2 = h.enqueue(job("q").partition("per-account", "a"));
+      JobSnapshot b1 = h.enqueue(job("q").partition("per-account", "b"));
+
+      h.fail(a1.id(), throttledFor(null, 1_000));
+      assertThat(dispatchedIds()).containsExactly(id(b1));
+      assertThat(partitionState("per-account", "a").pausedUntilMs(h.nowMs()))
+          .isEqualTo(h.nowMs() + 1_000);
+      step(1_000);
+      assertThat(dispatchedIds()).containsExactly(id(a1), id(a2));
+    }
+
+    @Test
+    void aThrottleNamingAnotherPartitionIsRefused() {
+      h.budget("per-account", partitioned(whileInFlight(5)));
+      h.openWorker("q", 10);
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+      assertThat(h.dispatch()).hasSize(1);
+
+      assertThatThrownBy(() -> h.fail(a1.id(), throttledFor("b", 1_000)))
+          .isInstanceOf(SluiceException.Unprocessable.class)
+          .hasMessage("job is not bound to partition b of budget per-account");
+      assertThat(h.fail(a1.id(), throttledFor("a", 1_000)).status())
+          .isEqualTo(JobStatus.READY);
+    }
+
+    @Test
+    void aSettlementChargesTheDifferenceToTheJobsPartitionOnly() {
+      h.budget("per-account", partitioned(timeBased(10, Duration.ofSeconds(10))));
+      h.openWorker("q", 10);
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+      h.enqueue(job("q").partition("per-account", "b"));
+      assertThat(h.dispatch()).hasSize(2);
+
+      h.turn((engine, nowMs) -> {
+        engine.complete(a1.id(), List.of(new Settlement("per-account", 4, "a")), nowMs);
+        return null;
+      });
+      assertThat(partitionState("per-account", "a").tokensAt(h.nowMs())).isEqualTo(6);
+      assertThat(partitionState("per-account", "b").tokensAt(h.nowMs())).isEqualTo(9);
+    }
+  }
+
+  @Nested
+  class Durable {
+    private final MemoryJobStore store = new MemoryJobStore();
+    private EngineHarness d = EngineHarness.writingTo(store);
+
+    /** Two per second per partition, kept across restarts: one token every 500 ms once spent. */
+    private final PolicySpec durableRate =
+        new PolicySpec(2, "time_based", 1_000L, null, true, true);
+
+    private Map<String, BucketState> storedStates() {
+      Map<String, BucketState> states = new TreeMap<>();
+      store.scanBucketStates(states::put);
+      return states;
+    }
+
+    @Test
+    void eachPartitionResumesAfterARestartFromWhatItHadSpent() {
+      d.budget("per-account", durableRate);
+      d.openWorker("q", 100);
+      for (int i = 0; i < 3; i++) {
+        d.enqueue(job("q").partition("per-account", "a"));
+        d.enqueue(job("q").partition("per-account", "b"));
+      }
+      assertThat(d.dispatch()).hasSize(4);
+
+      d.advanceMs(499);
+      d = d.restartFromStore();
+      d.openWorker("q", 100);
+      assertThat(d.dispatch()).isEmpty();
+      d.advanceMs(1);
+      assertThat(d.dispatch()).hasSize(2);
+    }
+
+    @Test
+    void eachPartitionIsStoredUnderItsOwnKeyOncePerTurnAndForgottenWithIt() {
+      d.budget("per-account", durableRate);
+      d.openWorker("q", 100);
+      JobSnapshot a = d.enqueue(job("q").partition("per-account", "a"));
+      d.enqueue(job("q").partition("per-account", "b"));
+      assertThat(d.dispatch()).hasSize(2);
+      assertThat(storedStates()).containsOnlyKeys("per-account\0a", "per-account\0b");
+
+      d.ack(a.id());
+      d.advanceMs(500);
+      d.runDue();
+      assertThat(storedStates()).containsOnlyKeys("per-account\0b");
+    }
+
+    @Test
+    void deletingTheBudgetDeletesEveryPartitionsState() {
+      d.budget("per-account", durableRate);
+      d.openWorker("q", 100);
+      JobSnapshot a = d.enqueue(job("q").partition("per-account", "a"));
+      assertThat(d.dispatch()).hasSize(1);
+      d.ack(a.id());
+
+      d.deleteBudget("per-account");
+      assertThat(storedStates()).isEmpty();
     }
   }
 

@@ -37,10 +37,11 @@ public final class BudgetBook {
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
   /**
-   * Budgets whose stored token state (X4) this turn changed: written once at the end of the turn
-   * ({@link #takeChangedTokenStates}), however many jobs it charged.
+   * Pools (a plain budget's, or partitions) whose stored token state (X4) this turn changed:
+   * written once at the end of the turn ({@link #takeChangedTokenStates}), however many jobs it
+   * charged; a partition forgotten meanwhile has its record deleted.
    */
-  private final Set<Budget> tokenStateChanged = new LinkedHashSet<>();
+  private final Set<Pool> tokenStateChanged = new LinkedHashSet<>();
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
@@ -139,12 +140,19 @@ public final class BudgetBook {
    * A durable budget's stored token state (X4), after {@link #restore}: the bucket resumes from it
    * and refills for the time since. Ignored for a budget that does not keep its state.
    */
-  public void resumeTokenState(String key, BucketState stored) {
-    Budget budget = budgets.get(key);
-    if (budget != null && budget.policy().storesTokenState()) {
-      budget.bucket().resumeFrom(stored);
-      publisher.changed(budget);
+  public void resumeTokenState(String storeKey, BucketState stored, long nowMs) {
+    Budget budget = budgets.get(Pool.budgetKeyOf(storeKey));
+    if (budget == null || !budget.policy().storesTokenState()) {
+      return;
     }
+    String partition = Pool.partitionOf(storeKey);
+    if (budget.partitioned() != (partition != null)) {
+      return;
+    }
+    Pool pool = budget.pool(partition, nowMs);
+    pool.bucket().resumeFrom(stored);
+    publisher.changed(budget);
+    emptied(pool, nowMs);
   }
 
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
@@ -184,6 +192,7 @@ public final class BudgetBook {
   public Pool pausePartition(Budget budget, String partition, long untilMs, long nowMs) {
     Pool pool = budget.pool(partition, nowMs);
     pool.bucket().pause(untilMs, nowMs);
+    markTokenStateChanged(pool);
     publisher.changed(budget);
     wake(pool, nowMs);
     emptied(pool, nowMs);
@@ -197,6 +206,7 @@ public final class BudgetBook {
       return;
     }
     pool.bucket().resume(nowMs);
+    markTokenStateChanged(pool);
     publisher.changed(budget);
     wake(pool, nowMs);
     emptied(pool, nowMs);
@@ -219,27 +229,38 @@ public final class BudgetBook {
 
   private void markTokenStateChanged(Budget budget) {
     if (budget.policy().storesTokenState()) {
-      tokenStateChanged.add(budget);
+      tokenStateChanged.addAll(budget.pools());
+    }
+  }
+
+  private void markTokenStateChanged(Pool pool) {
+    if (pool.budget().policy().storesTokenState()) {
+      tokenStateChanged.add(pool);
     }
   }
 
   /**
-   * Hands over (and forgets) the token state of every budget that keeps it and whose state
-   * changed since the last call, by key, for the turn's commit batch (X4).
+   * Hands over (and forgets) the token state of every pool that keeps it and whose state changed
+   * since the last call, by {@link Pool#storeKey}, for the turn's commit batch (X4); null for a
+   * partition forgotten since, whose record goes.
    */
   public Map<String, BucketState> takeChangedTokenStates() {
     if (tokenStateChanged.isEmpty()) {
       return Map.of();
     }
     Map<String, BucketState> states = new LinkedHashMap<>();
-    for (Budget budget : tokenStateChanged) {
-      if (budgets.get(budget.key()) == budget && budget.policy().storesTokenState()) {
-        states.put(budget.key(), budget.bucket().state());
+    for (Pool pool : tokenStateChanged) {
+      Budget budget = pool.budget();
+      if (budgets.get(budget.key()) != budget || !budget.policy().storesTokenState()) {
+        continue; // deleted, or no longer keeping state: its admin change deleted the records
       }
+      boolean held = budget.poolIfHeld(pool.partition()) == pool;
+      states.put(pool.storeKey(), held ? pool.bucket().state() : null);
     }
     tokenStateChanged.clear();
     return states;
   }
+
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
   public Map<String, TokenBucket> takeReplaced() {
@@ -422,7 +443,7 @@ public final class BudgetBook {
       pool.dispatched(binding.cost());
       publisher.changed(budget);
       if (budget.policy().storesTokenState()) {
-        tokenStateChanged.add(budget);
+        tokenStateChanged.add(pool);
         chargedStoredState = true;
       }
     }
@@ -460,7 +481,7 @@ public final class BudgetBook {
     Budget budget = pool.budget();
     keepPreImage(budget);
     pool.bucket().settle(actual - binding.cost(), nowMs);
-    markTokenStateChanged(budget);
+    markTokenStateChanged(pool);
     publisher.changed(budget);
     wake(pool, nowMs);
   }
@@ -497,7 +518,10 @@ public final class BudgetBook {
     for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
-    quietPools.forgetIdle(nowMs, pool -> publisher.changed(pool.budget()));
+    quietPools.forgetIdle(nowMs, pool -> {
+      publisher.changed(pool.budget());
+      markTokenStateChanged(pool);
+    });
   }
 
   /**

@@ -53,6 +53,26 @@ public final class Pool {
     return bucket;
   }
 
+  /**
+   * The key its token state is stored under (X4): the budget key, then for a partition a NUL and
+   * the partition value; names never hold NUL, so keys of different budgets never meet.
+   */
+  public String storeKey() {
+    return partition == null ? budget.key() : budget.key() + '\0' + partition;
+  }
+
+  /** The budget key in a {@link #storeKey}. */
+  public static String budgetKeyOf(String storeKey) {
+    int nul = storeKey.indexOf('\0');
+    return nul < 0 ? storeKey : storeKey.substring(0, nul);
+  }
+
+  /** The partition in a {@link #storeKey}, or null for a plain budget's. */
+  public static String partitionOf(String storeKey) {
+    int nul = storeKey.indexOf('\0');
+    return nul < 0 ? null : storeKey.substring(nul + 1);
+  }
+
   // ---- waiting queues ------------------------------------------------------------------------
 
   void park(Job job, long cost) {
