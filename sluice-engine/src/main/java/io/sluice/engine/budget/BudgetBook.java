@@ -41,7 +41,7 @@ public final class BudgetBook {
    * written once at the end of the turn ({@link #takeChangedTokenStates}), however many jobs it
    * charged; a partition forgotten meanwhile has its record deleted.
    */
-  private final Set<Pool> tokenStateChanged = new LinkedHashSet<>();
+  private Set<Pool> tokenStateChanged = new LinkedHashSet<>();
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
@@ -257,7 +257,7 @@ public final class BudgetBook {
       boolean held = budget.poolIfHeld(pool.partition()) == pool;
       states.put(pool.storeKey(), held ? pool.bucket().state() : null);
     }
-    tokenStateChanged.clear();
+    tokenStateChanged = new LinkedHashSet<>(); // a cleared table keeps its size (HeadVerdicts)
     return states;
   }
 

@@ -14,15 +14,16 @@ import java.util.Set;
  * queue, each in {@link Job#DISPATCH_ORDER}: strict FIFO holds per pool), what is in flight, and
  * the heads it blocks.
  *
- * <p>Owned by the engine thread. A partitioned budget may hold a million pools, so the maps are
- * made on first use and dropped when they empty.
+ * <p>Owned by the engine thread. A partitioned budget may hold a million pools, so the waiting
+ * queues and blocked heads are made on first use and dropped when they empty.
  */
 public final class Pool {
   private final Budget budget;
   /** The partition value, or null for a plain budget's only pool. */
   private final String partition;
   private final TokenBucket bucket;
-  private Map<String, RankedJobs> parkedByQueue;
+  /** Null while no job waits here. */
+  private WaitingQueues waiting;
   private int parkedCount;
   private long parkedCost;
   private int inFlightJobs;
@@ -76,11 +77,9 @@ public final class Pool {
   // ---- waiting queues ------------------------------------------------------------------------
 
   void park(Job job, long cost) {
-    if (parkedByQueue == null) {
-      parkedByQueue = new HashMap<>(2);
+    if (waiting == null) {
+      waiting = new WaitingQueues();
     }
-    RankedJobs waiting =
-        parkedByQueue.computeIfAbsent(job.queue(), q -> new RankedJobs(Job.DISPATCH_ORDER));
     if (waiting.add(job, cost)) {
       parkedCount++;
       parkedCost += cost;
@@ -89,37 +88,33 @@ public final class Pool {
   }
 
   void unpark(Job job, long cost) {
-    RankedJobs waiting = parkedByQueue == null ? null : parkedByQueue.get(job.queue());
     if (waiting != null && waiting.remove(job)) {
       parkedCount--;
       parkedCost -= cost;
       budget.parkedChanged(-1, -cost);
       if (waiting.isEmpty()) {
-        parkedByQueue.remove(job.queue());
-        if (parkedByQueue.isEmpty()) {
-          parkedByQueue = null;
-        }
+        waiting = null;
       }
     }
   }
 
   /** The first parked job of the given queue, or null. */
   Job head(String queue) {
-    RankedJobs waiting = parkedByQueue == null ? null : parkedByQueue.get(queue);
-    return waiting == null ? null : waiting.first();
+    RankedJobs queued = waiting == null ? null : waiting.get(queue);
+    return queued == null ? null : queued.first();
   }
 
   /** Every waiting queue in dispatch order, by job queue (copies). */
   public Map<String, List<Job>> waitingQueues() {
     Map<String, List<Job>> all = new HashMap<>();
-    if (parkedByQueue != null) {
-      parkedByQueue.forEach((queue, waiting) -> all.put(queue, waiting.toList()));
+    if (waiting != null) {
+      waiting.forEach((queue, queued) -> all.put(queue, queued.toList()));
     }
     return all;
   }
 
-  Iterable<String> queuesWithParkedJobs() {
-    return parkedByQueue == null ? List.of() : parkedByQueue.keySet();
+  List<String> queuesWithParkedJobs() {
+    return waiting == null ? List.of() : waiting.queues();
   }
 
   /**
@@ -127,20 +122,15 @@ public final class Pool {
    * {@code job}: the job is this pool's head for a worker taking those queues.
    */
   boolean isHeadFor(Job job, Set<String> queues) {
-    if (parkedByQueue == null) {
+    if (waiting == null) {
       return true;
     }
     if (queues == null) {
-      for (RankedJobs waiting : parkedByQueue.values()) {
-        if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
-          return false;
-        }
-      }
-      return true;
+      return !waiting.anyBefore(job);
     }
     for (String queue : queues) {
-      RankedJobs waiting = parkedByQueue.get(queue);
-      if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
+      RankedJobs queued = waiting.get(queue);
+      if (queued != null && Job.DISPATCH_ORDER.compare(queued.first(), job) < 0) {
         return false;
       }
     }
@@ -152,13 +142,7 @@ public final class Pool {
    * order: those this pool dispatches first when workers take every queue.
    */
   public RankedJobs.Ahead ahead(Job job) {
-    RankedJobs.Ahead ahead = RankedJobs.Ahead.NONE;
-    if (parkedByQueue != null) {
-      for (RankedJobs waiting : parkedByQueue.values()) {
-        ahead = ahead.plus(waiting.before(job));
-      }
-    }
-    return ahead;
+    return waiting == null ? RankedJobs.Ahead.NONE : waiting.before(job);
   }
 
   void blocks(Job head) {

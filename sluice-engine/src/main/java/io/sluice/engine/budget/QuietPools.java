@@ -42,8 +42,4 @@ final class QuietPools {
       }
     }
   }
-
-  void clear() {
-    due.clear();
-  }
 }
