@@ -189,6 +189,30 @@ class PartitionedBudgetHttpTest {
     }
   }
 
+  /** The README's example, "Per-tenant limits under a global one", answers as it shows. */
+  @Test
+  void theReadmeExampleAnswersAsShown() {
+    String perAccount = uniqueName("stripe-per-account");
+    String global = uniqueName("stripe-global");
+    budgets.define(perAccount, partitioned(timeBased(100, 1_000)));
+    budgets.define(global, timeBased(1_000, 1_000));
+    ObjectNode job = boundJob(uniqueName("stripe"), onPartition(perAccount, "acct_42"),
+        binding(global));
+    job.putObject("payload").put("amount", 900);
+    server.enqueue(job);
+
+    JsonNode listed = server.get(path(perAccount) + "/partitions?limit=100").json();
+    assertThat(listed.at("/partitions/0/state/as_of").longValue()).isEqualTo(server.nowMs());
+    assertThat(BudgetClient.without(listed, "as_of")).isEqualTo(parse(("""
+        {"partitions":[{"key":"%1$s","partition":"acct_42",
+                        "state":{"tokens":100,"capacity":100,"debt":0,
+                                 "in_flight":{"jobs":0,"cost":0},"waiting":{"jobs":1,"cost":1},
+                                 "next_token_at":null,"full_at":null,"paused_until":null,
+                                 "dispatched":0}}],
+         "pages":{"self":"/budgets/%1$s/partitions?order=asc&limit=100","next":null,"prev":null}}
+        """).formatted(perAccount)));
+  }
+
   @Nested
   class BindingRules {
     @Test
