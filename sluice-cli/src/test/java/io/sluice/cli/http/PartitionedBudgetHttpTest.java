@@ -1,7 +1,6 @@
 package io.sluice.cli.http;
 
 import static io.sluice.cli.http.BudgetClient.assertError;
-import static io.sluice.cli.http.BudgetClient.assertErrorStartingWith;
 import static io.sluice.cli.http.BudgetClient.assertMsgpackError;
 import static io.sluice.cli.http.BudgetClient.binding;
 import static io.sluice.cli.http.BudgetClient.boundJob;
@@ -233,8 +232,10 @@ class PartitionedBudgetHttpTest {
           "budget partition must not be empty");
       assertError(server.postJson("/jobs", jobOn(queue, key, "é".repeat(129))), 422,
           "budget partition must be at most 256 bytes");
-      assertErrorStartingWith(server.postJson("/jobs",
-          boundJob(queue, binding(key).put("partition", 7))), 400, "invalid JSON: ");
+      assertError(server.postJson("/jobs", boundJob(queue, binding(key).put("partition", 7))),
+          400, "invalid JSON: `budgets[].partition` must be a string");
+      assertError(server.postJson("/jobs", boundJob(queue, binding(key).putNull("partition"))),
+          422, "budget " + key + " is partitioned: binding requires a partition");
 
       assertMsgpackError(server.postMsgpack("/jobs", toMsgpack(boundJob(queue, key))), 422,
           "budget " + key + " is partitioned: binding requires a partition");
