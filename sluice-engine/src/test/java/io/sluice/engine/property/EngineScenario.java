@@ -18,6 +18,8 @@ import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.Throttle;
+import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.MemoryJobStore;
 import io.sluice.engine.property.Ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -77,7 +79,10 @@ final class EngineScenario {
   private static final Comparator<Job> ORDER =
       Comparator.comparingInt((Job j) -> j.priority).thenComparing(j -> j.id);
 
-  private final Engine engine;
+  private final EngineConfig config;
+  /** Every turn is committed here; a restart recovers a fresh engine from it. */
+  private MemoryJobStore store = new MemoryJobStore();
+  private Engine engine;
   private final int globalLimit;
   private final JobIdGenerator ids = new JobIdGenerator();
   private final StringBuilder log = new StringBuilder();
@@ -99,15 +104,17 @@ final class EngineScenario {
   int refusals;
   int ticks;
   int throttles;
+  int restarts;
 
   /** @param globalLimit the engine's global in-flight limit; 0 means unlimited */
   EngineScenario(int globalLimit) {
     EngineConfig d = EngineConfig.defaults();
     // Only the scheduler batch differs from the defaults: promoting every due job in one turn
     // keeps "ready" in the model equal to "due", whatever the backlog.
-    this.engine = new Engine(new EngineConfig(d.defaultRetryLimit(), d.defaultBackoff(),
+    this.config = new EngineConfig(d.defaultRetryLimit(), d.defaultBackoff(),
         d.defaultCompletedRetentionMs(), d.defaultDeadRetentionMs(), globalLimit,
-        d.reaperIntervalMs(), 1_000_000, d.payloadCacheBytes(), d.maxBudgets()));
+        d.reaperIntervalMs(), 1_000_000, d.payloadCacheBytes(), d.maxBudgets());
+    this.engine = new Engine(config);
     this.globalLimit = globalLimit;
   }
 
@@ -147,12 +154,15 @@ final class EngineScenario {
   final class Budget {
     final String key;
     ModelPolicy policy;
-    final SpecBucket bucket;
+    SpecBucket bucket;
     /** Summed cost of the in-flight jobs bound to this budget. */
     long inFlightCost;
-    /** Dispatches charged to this budget since it was created. */
+    /** Dispatches charged to this budget since it was created or the server started. */
     long dispatched;
-    /** (instant, cost) of every dispatch since the budget was created or last changed. */
+    /**
+     * (instant, cost) of every dispatch since the budget was created or last changed, and, unless
+     * it is durable, since the server last started.
+     */
     final List<long[]> dispatchesSinceChange = new ArrayList<>();
     /**
      * True from a §7 switch time_based → while_in_flight made while jobs bound to it were in
@@ -170,6 +180,23 @@ final class EngineScenario {
       this.key = key;
       this.policy = policy;
       this.bucket = new SpecBucket(policy, now);
+    }
+
+    /** A new process: nothing in flight, counts from zero, a full bucket unless durable. */
+    void restarted() {
+      inFlightCost = 0;
+      dispatched = 0;
+      carriesSwitchOvershoot = false;
+      loweredBelowInFlight = false;
+      if (!policy.keepsTokenState()) {
+        SpecBucket fresh = new SpecBucket(policy, now);
+        if (bucket.paused(now)) {
+          fresh.pause(bucket.pausedUntilMs(), now); // stored with the budget itself (X6)
+        }
+        bucket = fresh;
+        dispatchesSinceChange.clear();
+        switchedFromRate = false;
+      }
     }
 
     void adopt(ModelPolicy newPolicy) {
@@ -309,6 +336,8 @@ final class EngineScenario {
       pauseBudget(key(pause.key()), pause.forMs());
     } else if (op instanceof Ops.Throttle throttle) {
       throttle(throttle.pick(), throttle.binding(), throttle.retryAfterMs());
+    } else if (op instanceof Ops.Restart) {
+      restart();
     } else {
       throw new IllegalArgumentException("unknown operation " + op);
     }
@@ -320,6 +349,7 @@ final class EngineScenario {
   private void turn() {
     engine.runDue(now);
     Turn turn = engine.takeTurn();
+    store.commit(new CommitBatch(turn.mutations(), false));
     engine.committed(turn.newJobs(), now);
     for (Job job : jobs.values()) {
       if (job.state == State.SCHEDULED && job.readyAtMs <= now) {
@@ -339,6 +369,12 @@ final class EngineScenario {
       dispatchableAtStart.put(worker, dispatchable);
     }
     engine.dispatch(now);
+    if (engine.awaitsCommit()) {
+      // Jobs charged to durable budgets go out once the turn storing their state is committed.
+      Turn stateTurn = engine.takeTurn();
+      store.commit(new CommitBatch(stateTurn.mutations(), false));
+      engine.deliverCommitted(stateTurn);
+    }
     Map<Worker, List<Job>> received = takeDeliveries();
     checkAfterPass(received, dispatchableAtStart);
     checkPublishedState();
@@ -717,12 +753,13 @@ final class EngineScenario {
   private void patchBudget(Ops.PatchBudget patch) {
     String key = key(patch.key());
     PolicyPatch body = new PolicyPatch(patch.allocation(), patch.type(), patch.durationMs(),
-        patch.burst(), patch.clearBurst());
+        patch.burst(), patch.clearBurst(), patch.durable());
     String what = "patch " + key + " {" + (patch.allocation() == null ? "" : "allocation "
         + patch.allocation() + " ") + (patch.type() == null ? "" : patch.type() + " ")
         + (patch.durationMs() == null ? "" : "duration " + patch.durationMs() + " ")
         + (patch.burst() == null ? "" : "burst " + patch.burst() + " ")
-        + (patch.clearBurst() ? "burst null " : "") + "}";
+        + (patch.clearBurst() ? "burst null " : "")
+        + (patch.durable() == null ? "" : "durable " + patch.durable() + " ") + "}";
     Budget budget = budgets.get(key);
     if (budget == null) {
       expect(what, () -> engine.budgetAdmin().patch(key, body, now),
@@ -740,20 +777,25 @@ final class EngineScenario {
       burst = patch.clearBurst() ? null : burst != null ? burst : old.burst();
     }
     long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
+    // A merge patch leaves what it does not name as it is: durability too (X4). The first model
+    // of restarts built the merged policy without it, so a patch (of a period, say) silently made
+    // a durable budget plain in the model and the next restart refilled the model's bucket, while
+    // the engine rightly resumed the stored one.
+    boolean durable = patch.durable() != null ? patch.durable() : old.durable();
     String invalid = null;
     ModelPolicy merged = null;
     if (type.equals("time_based")) {
       if (durationMs == null) {
         invalid = "time_based budget requires duration_ms";
       } else {
-        merged = ModelPolicy.timeBased(allocation, durationMs, burst);
+        merged = ModelPolicy.timeBased(allocation, durationMs, burst).withDurable(durable);
       }
     } else if (durationMs != null) {
       invalid = "while_in_flight budget cannot take a duration_ms";
     } else if (burst != null) {
       invalid = "while_in_flight budget cannot take a burst";
     } else {
-      merged = ModelPolicy.whileInFlight(allocation);
+      merged = ModelPolicy.whileInFlight(allocation).withDurable(durable);
     }
     String refusal = invalid != null ? invalid : shrinkRefusal(key, merged.capacity());
     boolean ok = expect(what + (merged == null ? "" : " → " + merged),
@@ -1071,6 +1113,35 @@ final class EngineScenario {
       turn();
     }
     now = target;
+  }
+
+  /**
+   * The process dies after its last commit and a fresh engine recovers from the store: streams are
+   * gone, jobs in flight are ready again, and every bucket starts full (BUDGETS.md §10) except a
+   * durable rate budget's, which the model keeps exactly as an uninterrupted run has it (X4), with
+   * its dispatch history, so invariant 2 spans the restart.
+   */
+  private void restart() {
+    logStep("restart: the server dies and recovers from its store");
+    restarts++;
+    for (Worker worker : List.copyOf(openWorkers)) {
+      // The connection dies with the process; what this writes is never committed.
+      engine.closeSession(worker.session, now);
+      for (JobId id : worker.holding) {
+        Job job = jobs.get(id);
+        job.state = State.READY;
+        job.holder = null;
+      }
+      worker.holding.clear();
+      openWorkers.remove(worker);
+      closedWorkers.add(worker);
+    }
+    for (Budget budget : budgets.values()) {
+      budget.restarted();
+    }
+    store = store.reopen();
+    engine = new Engine(config);
+    engine.recoverFrom(store, now);
   }
 
   // ---- end of scenario -----------------------------------------------------------------------

@@ -27,9 +27,12 @@ final class Ops {
   /** POST /budgets/{key}: create, never overwrite. */
   record CreateBudget(int key, ModelPolicy policy) implements Op {}
 
-  /** PATCH /budgets/{key}; null fields are absent, {@code clearBurst} is {@code "burst": null}. */
+  /**
+   * PATCH /budgets/{key}; null fields are absent, {@code clearBurst} is {@code "burst": null};
+   * {@code durable} (X4) is sent only in durable profiles.
+   */
   record PatchBudget(int key, Long allocation, String type, Long durationMs, Long burst,
-      boolean clearBurst) implements Op {}
+      boolean clearBurst, Boolean durable) implements Op {}
 
   record DeleteBudget(int key) implements Op {}
 
@@ -65,6 +68,9 @@ final class Ops {
    */
   record Throttle(int pick, int binding, long retryAfterMs) implements Op {}
 
+  /** The server process dies and starts again on the same store (X4: durable buckets resume). */
+  record Restart() implements Op {}
+
   enum FailKind {
     RETRY_IN_PAST,
     RETRY_NOW,
@@ -79,20 +85,26 @@ final class Ops {
   /** A binding to budget {@code key}; the cost is {@code 1 + (costRaw - 1) % capacity}. */
   record BindGen(int key, int costRaw, ModelPolicy createWith) {}
 
-  /** Relative weights of the operations, and which strategies the budgets may have. */
+  /**
+   * Relative weights of the operations, and which strategies the budgets may have; with
+   * {@code durable}, policies are durable or not at random (X4).
+   */
   record Profile(int put, int create, int patch, int delete, int enqueue, int openWorker,
       int ack, int settle, int fail, int close, int advance, int pause, int throttle,
-      boolean timeBased, boolean concurrency, int maxBindings) {
+      int restart, boolean timeBased, boolean concurrency, boolean durable, int maxBindings) {
     static final Profile MIXED =
-        new Profile(6, 2, 6, 2, 25, 6, 12, 6, 8, 4, 20, 2, 4, true, true, 3);
+        new Profile(6, 2, 6, 2, 25, 6, 12, 6, 8, 4, 20, 2, 4, 0, true, true, false, 3);
     static final Profile CONCURRENCY_ONLY =
-        new Profile(6, 2, 8, 2, 25, 6, 16, 4, 8, 6, 12, 2, 4, false, true, 3);
+        new Profile(6, 2, 8, 2, 25, 6, 16, 4, 8, 6, 12, 2, 4, 0, false, true, false, 3);
     static final Profile RATE_HEAVY =
-        new Profile(4, 2, 4, 1, 25, 5, 10, 8, 6, 3, 30, 2, 4, true, false, 3);
+        new Profile(4, 2, 4, 1, 25, 5, 10, 8, 6, 3, 30, 2, 4, 0, true, false, false, 3);
+    /** Rate and concurrency budgets, durable or not, across restarts of the server. */
+    static final Profile RESTARTS =
+        new Profile(4, 2, 4, 1, 25, 8, 12, 4, 6, 3, 30, 2, 3, 5, true, true, true, 3);
 
     Profile withMaxBindings(int max) {
       return new Profile(put, create, patch, delete, enqueue, openWorker, ack, settle, fail,
-          close, advance, pause, throttle, timeBased, concurrency, max);
+          close, advance, pause, throttle, restart, timeBased, concurrency, durable, max);
     }
   }
 
@@ -130,7 +142,8 @@ final class Ops {
         Tuple.of(p.advance(), advance()),
         Tuple.of(p.pause(), Combinators.combine(key(), pauseMs()).as(PauseBudget::new)),
         Tuple.of(p.throttle(), Combinators.combine(pick(), pick(), pauseMs())
-            .as(Throttle::new)));
+            .as(Throttle::new)),
+        Tuple.of(p.restart(), Arbitraries.just(new Restart())));
   }
 
   /** Pauses of 0 ms (no pause at all) to 2 minutes, most of them short. */
@@ -171,10 +184,12 @@ final class Ops {
         Arbitraries.longs().between(1, 5), duration(),
         Arbitraries.longs().between(1, 8).injectNull(0.5))
         .as(ModelPolicy::timeBased);
-    if (p.timeBased() && p.concurrency()) {
-      return Arbitraries.oneOf(concurrency, rate);
-    }
-    return p.timeBased() ? rate : concurrency;
+    Arbitrary<ModelPolicy> either = p.timeBased() && p.concurrency()
+        ? Arbitraries.oneOf(concurrency, rate)
+        : p.timeBased() ? rate : concurrency;
+    return p.durable()
+        ? Combinators.combine(either, Arbitraries.of(true, false)).as(ModelPolicy::withDurable)
+        : either;
   }
 
   static Arbitrary<Op> patch(Profile p) {
@@ -195,12 +210,17 @@ final class Ops {
     Arbitrary<Boolean> clearBurst = p.timeBased()
         ? Arbitraries.frequency(Tuple.of(9, false), Tuple.of(1, true))
         : Arbitraries.just(false);
+    // Absent (left as it is) most of the time; in durable profiles sometimes turned on or off.
+    Arbitrary<Boolean> durable = p.durable()
+        ? Arbitraries.frequency(Tuple.of(6, "-"), Tuple.of(1, "on"), Tuple.of(1, "off"))
+            .map(d -> d.equals("-") ? null : (Boolean) d.equals("on"))
+        : Arbitraries.just((Boolean) null);
     return Combinators.combine(key(), Arbitraries.longs().between(1, 8).injectNull(0.4), type,
-            durationMs, burst, clearBurst)
-        .as((key, allocation, t, d, b, clear) -> new PatchBudget(key, allocation,
+            durationMs, burst, clearBurst, durable)
+        .as((key, allocation, t, d, b, clear, dur) -> new PatchBudget(key, allocation,
             t.equals("-") ? null : t, d,
             clear ? null : b, // JSON cannot say "burst": null and "burst": n at once
-            clear));
+            clear, dur));
   }
 
   static Arbitrary<JobGen> job(Profile p) {

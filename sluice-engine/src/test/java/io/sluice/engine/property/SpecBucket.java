@@ -89,6 +89,11 @@ final class SpecBucket {
     lastRefillMs = Math.max(lastRefillMs, nowMs);
   }
 
+  /** The end of the latest pause, or {@link Long#MIN_VALUE}. */
+  long pausedUntilMs() {
+    return pausedUntilMs;
+  }
+
   boolean paused(long nowMs) {
     return nowMs < pausedUntilMs;
   }
