@@ -25,7 +25,9 @@ import net.jqwik.api.statistics.Statistics;
  * <p>Four scenario mixes: both strategies (with the default or a small global in-flight limit),
  * concurrency budgets only (strict in-flight accounting, debt after narrowing, no §7 strategy
  * switches), rate budgets only (windows, wake-ups, rate changes), and both strategies, durable or
- * not, across restarts of the server (X4). The shrunk counterexamples
+ * not, across restarts of the server (X4). Every mix has partitioned budgets (X3): a third of
+ * the policies, bindings naming "p0".."p2", pauses of one partition; invariants 1–3 and 5 then
+ * hold per pool (budget key, partition). The shrunk counterexamples
  * these found in the engine before e7dde79 are kept as {@link HeadReEvaluationRegressionTest}.
  */
 class BudgetInvariantsPropertyTest {

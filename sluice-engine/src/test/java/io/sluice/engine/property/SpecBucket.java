@@ -94,6 +94,14 @@ final class SpecBucket {
     return pausedUntilMs;
   }
 
+  /**
+   * After a restart (X4): the pause is what the store kept, {@code untilMs} (a partition's own
+   * pause is not stored), set as is: the stored T, K, D and L are those of before.
+   */
+  void restartPause(long untilMs) {
+    pausedUntilMs = untilMs;
+  }
+
   boolean paused(long nowMs) {
     return nowMs < pausedUntilMs;
   }
