@@ -225,6 +225,25 @@ class PartitionedBudgetTest {
       assertThat(a.waitingJobs()).isEqualTo(1);
     }
 
+    /**
+     * Found by the budget invariant properties: the deleted budget's spent partition was
+     * forgotten once full, and publishing that stale budget withdrew the new one's state.
+     */
+    @Test
+    void aBudgetMadeAgainUnderADeletedOnesKeyStaysPublishedWhenAPartitionOfTheOldOneIsForgotten() {
+      h.budget("per-account", partitioned(timeBased(1, Duration.ofMillis(1))));
+      h.openWorker("q", 10);
+      JobSnapshot a = h.enqueue(job("q").partition("per-account", "a"));
+      assertThat(h.dispatch()).hasSize(1);
+      h.ack(a.id());
+      h.deleteBudget("per-account");
+      h.budget("per-account", partitioned(whileInFlight(1)));
+
+      step(1);
+      assertThat(state("per-account")).isNotNull();
+      assertThat(state("per-account").view().policy().allocation()).isEqualTo(1);
+    }
+
     @Test
     void partitionsAreListedByValueAPageAtATime() {
       h.budget("per-account", partitioned(whileInFlight(1)));
