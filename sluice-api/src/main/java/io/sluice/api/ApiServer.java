@@ -76,6 +76,7 @@ public final class ApiServer implements AutoCloseable {
     BudgetRoutes budgetRoutes = new BudgetRoutes(engine, budgetStates, clock);
     CronRoutes cronRoutes = new CronRoutes(engine);
     JobWaitRoutes waitRoutes = new JobWaitRoutes(engine);
+    PartitionRoutes partitionRoutes = new PartitionRoutes(engine, clock);
     JobQueries queries = new JobQueries(store, loop.call((eng, nowMs) -> eng.inFlightView()));
     PayloadSelection selection = new PayloadSelection(vertx, queries, clock);
     BindingRoutes bindingRoutes = new BindingRoutes(engine, selection);
@@ -85,6 +86,7 @@ public final class ApiServer implements AutoCloseable {
     for (Router api : List.of(primaryRoutes, adminRoutes.under(Dashboard.API_PREFIX))) {
       jobRoutes.register(api);
       budgetRoutes.register(api);
+      partitionRoutes.register(api);
       cronRoutes.register(api);
       waitRoutes.register(api);
       bindingRoutes.register(api);

@@ -47,6 +47,9 @@ final class JobWaitRoutes {
     for (JobWait.BudgetWait part : wait.budgets()) {
       gen.writeStartObject();
       gen.writeStringField("key", part.key());
+      if (part.partition() != null) {
+        gen.writeStringField("partition", part.partition());
+      }
       gen.writeNumberField("cost", part.cost());
       gen.writeBooleanField("blocking", part.blocking());
       if (part.reason() == null) {

@@ -13,7 +13,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>Workload (a) measures bulk-enqueue and drain throughput and verifies exactly-once delivery;
  * workload (b) measures enqueue-to-worker latency under a steady open-loop rate. The budget
- * workloads (budget-overhead, budget-durable, budget-parked, budget-many, budget-pacing) measure what budgets cost
+ * workloads (budget-overhead, budget-durable, budget-parked, budget-many, budget-pacing,
+ * budget-partitions) measure what budgets cost
  * and how precisely they meter. The query workload measures the read path (GET /jobs page latency
  * with a million jobs stored, and what a jq-filtered count scan costs a concurrent drain). The
  * metrics workload measures GET /metrics with thousands of budgets and queues, and what scraping
@@ -180,6 +181,7 @@ public final class BenchMain {
           case "budget-parked" -> new BudgetParkedWorkload(env).run();
           case "budget-many" -> new BudgetManyWorkload(env).run();
           case "budget-pacing" -> new BudgetPacingWorkload(env).run();
+          case "budget-partitions" -> new BudgetPartitionsWorkload(env).run(run);
           case BenchOptions.QUERY_WORKLOAD -> new QueryWorkload(env).run();
           case BenchOptions.METRICS_WORKLOAD -> new MetricsWorkload(env).run(run);
           default -> throw new IllegalStateException(opt.workload());
@@ -276,6 +278,15 @@ public final class BenchMain {
           num(m.get("unbound_drain_jobs_per_s")), num(m.get("bound_drain_jobs_per_s")),
           num(m.get("drain_overhead_pct")), num(m.get("unbound_enqueue_jobs_per_s")),
           num(m.get("bound_enqueue_jobs_per_s")), num(m.get("enqueue_overhead_pct")));
+      case "budget-partitions" -> String.format(
+          "%,.0f partitions: heap after GC plain %s MiB, partitioned %s MiB (partitions %s MiB);"
+              + " drain plain %,.0f vs partitioned %,.0f jobs/s = %+.1f%% time per job;"
+              + " enqueue %,.0f vs %,.0f jobs/s = %+.1f%%",
+          num(m.get("partitions")), m.get("plain_heap_mib"), m.get("partitioned_heap_mib"),
+          m.get("partitions_heap_mib"), num(m.get("plain_drain_jobs_per_s")),
+          num(m.get("partitioned_drain_jobs_per_s")), num(m.get("drain_overhead_pct")),
+          num(m.get("plain_enqueue_jobs_per_s")), num(m.get("partitioned_enqueue_jobs_per_s")),
+          num(m.get("enqueue_overhead_pct")));
       case "budget-durable" -> String.format(
           "drain plain %,.0f vs durable %,.0f jobs/s = %+.1f%% time per job",
           num(m.get("plain_drain_jobs_per_s")), num(m.get("durable_drain_jobs_per_s")),

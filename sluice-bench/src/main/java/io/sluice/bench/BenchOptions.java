@@ -43,12 +43,13 @@ record BenchOptions(
     int queryTimeSec,
     String adminUrl,
     int metricsQueues,
-    int scrapeEveryMs) {
+    int scrapeEveryMs,
+    int partitions) {
 
   /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
   static final List<String> BUDGET_WORKLOADS =
       List.of("budget-overhead", "budget-durable", "budget-parked", "budget-many",
-          "budget-pacing");
+          "budget-pacing", "budget-partitions");
 
   /** The read-path workload (GET /jobs, GET /jobs/count beside a drain); runs on its own too. */
   static final String QUERY_WORKLOAD = "query";
@@ -76,6 +77,10 @@ record BenchOptions(
                                         budget-many      --budgets rate-limited budgets draining
                                         budget-pacing    rate-limit schedule accuracy and
                                                          concurrency-limit handover latency
+                                        budget-partitions (a) bound to a roomy plain budget vs
+                                                         to --partitions partitions of a
+                                                         partitioned one (X3); heap after GC
+                                                         with every job waiting, drain rate
                                       read-path workload, on its own:
                                         query            GET /jobs page latency with --stored
                                                          jobs stored, and (a) alone vs beside a
@@ -116,6 +121,8 @@ record BenchOptions(
         --window-sec W                (budget-many) measurement window; ends early once every
                                       job is dispatched and acked (default 20)
         --pacing-jobs N               (budget-pacing) backlog per phase (default 1000)
+        --partitions P                (budget-partitions) partition values the jobs spread over,
+                                      round-robin; 0 = one partition per job (default 0)
         Queues: rounds of (a) use --queue; budget-many uses NAME-many, budget-pacing
         NAME-pace-rate, NAME-pace-mutex and NAME-pace-base; budget-parked parks on 'parked'.
         With --url, each budget workload deletes the budgets (and leftover jobs) it created.
@@ -183,6 +190,7 @@ record BenchOptions(
     v.put("query-time-sec", "30");
     v.put("metrics-queues", "1000");
     v.put("scrape-every-ms", "1000");
+    v.put("partitions", "0");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -257,7 +265,8 @@ record BenchOptions(
         positive(v, "query-time-sec"),
         v.get("admin-url"),
         positive(v, "metrics-queues"),
-        positive(v, "scrape-every-ms"));
+        positive(v, "scrape-every-ms"),
+        nonNegative(v, "partitions"));
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
     }
@@ -314,7 +323,7 @@ record BenchOptions(
     return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp,
         parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests, queryPages, queryTimeSec,
-        adminUrl, metricsQueues, scrapeEveryMs);
+        adminUrl, metricsQueues, scrapeEveryMs, partitions);
   }
 
   /**
@@ -325,7 +334,7 @@ record BenchOptions(
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
         0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
-        queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs);
+        queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs, partitions);
   }
 
   private static int nonNegative(Map<String, String> v, String name) {

@@ -23,6 +23,8 @@ final class JobBodies {
   private final int payloadBytes;
   /** Budget key for a sequence number, or null for unbound jobs. */
   private final IntFunction<String> budgetKey;
+  /** Partition of the budget for a sequence number (X3), or null for a plain budget. */
+  private final IntFunction<String> partition;
 
   JobBodies(String queue, String nonce, int payloadBytes) {
     this(queue, nonce, payloadBytes, null);
@@ -30,10 +32,17 @@ final class JobBodies {
 
   /** @param budgetKey the budget each job is bound to (cost 1), by sequence number; null = unbound */
   JobBodies(String queue, String nonce, int payloadBytes, IntFunction<String> budgetKey) {
+    this(queue, nonce, payloadBytes, budgetKey, null);
+  }
+
+  /** @param partition the partition of a partitioned budget each job draws on; null = none */
+  JobBodies(String queue, String nonce, int payloadBytes, IntFunction<String> budgetKey,
+      IntFunction<String> partition) {
     this.queue = queue;
     this.nonce = nonce;
     this.payloadBytes = payloadBytes;
     this.budgetKey = budgetKey;
+    this.partition = partition;
   }
 
   /** Every job bound to the same budget. */
@@ -90,7 +99,11 @@ final class JobBodies {
     sb.append("{\"type\":\"bench\",\"queue\":\"").append(queue).append("\",\"payload\":");
     appendPayload(sb, seq);
     if (budgetKey != null) {
-      sb.append(",\"budgets\":[{\"key\":\"").append(budgetKey.apply(seq)).append("\",\"cost\":1}]");
+      sb.append(",\"budgets\":[{\"key\":\"").append(budgetKey.apply(seq));
+      if (partition != null) {
+        sb.append("\",\"partition\":\"").append(partition.apply(seq));
+      }
+      sb.append("\",\"cost\":1}]");
     }
     sb.append('}');
   }

@@ -1,12 +1,15 @@
 package io.sluice.bench;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -15,7 +18,8 @@ import java.util.stream.Stream;
  * each other's data or warmed-up state.
  */
 final class ServerProcess implements AutoCloseable {
-
+  /** G1's {@code GC.heap_info} line: "garbage-first heap   total 262144K, used 12345K [...". */
+  private static final Pattern HEAP_USED = Pattern.compile("total \\d+K, used (\\d+)K");
   private static final long STOP_WAIT_SEC = 30;
 
   private final Process process;
@@ -101,6 +105,47 @@ final class ServerProcess implements AutoCloseable {
       }
     }
     return best;
+  }
+
+  /**
+   * Heap the server JVM uses right after a full collection, in KiB, through {@code jcmd}
+   * ({@code GC.run}, then {@code GC.heap_info}): what its live objects take, which RSS does not
+   * say. -1 when jcmd is missing or its answer cannot be read.
+   */
+  long heapUsedAfterGcKiB() {
+    ProcessHandle jvm = largestJvm();
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    try {
+      run(jcmd.toString(), Long.toString(jvm.pid()), "GC.run");
+      String info = run(jcmd.toString(), Long.toString(jvm.pid()), "GC.heap_info");
+      Matcher used = HEAP_USED.matcher(info);
+      return used.find() ? Long.parseLong(used.group(1)) : -1;
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  private ProcessHandle largestJvm() {
+    ProcessHandle best = process.toHandle();
+    long bestRss = ProcStatus.read(best.pid()).rssKiB();
+    for (ProcessHandle child : (Iterable<ProcessHandle>) process.descendants()::iterator) {
+      long rss = ProcStatus.read(child.pid()).rssKiB();
+      if (rss > bestRss) {
+        best = child;
+        bestRss = rss;
+      }
+    }
+    return best;
+  }
+
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(60, TimeUnit.SECONDS);
+    return out;
   }
 
   /** CPU time used so far by the server (the launched process and its descendants), or -1. */

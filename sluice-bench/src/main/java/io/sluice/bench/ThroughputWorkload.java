@@ -7,6 +7,7 @@ import io.vertx.core.http.HttpClientAgent;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 /**
  * Workload (a): bulk-enqueue N jobs, then drain them with take streams and batched acks, timing
@@ -27,6 +28,7 @@ final class ThroughputWorkload {
   private final String budgetKey;
   /** Told when the drain clock starts and stops, or null. */
   private DrainHook drainHook;
+  private IntFunction<String> partitionOf;
 
   /**
    * Lets a workload run something exactly beside the drain (not the enqueue): {@link #beforeGo}
@@ -51,6 +53,12 @@ final class ThroughputWorkload {
     this.budgetKey = budgetKey;
   }
 
+  /** Binds every job to a partition of the (partitioned) budget, by sequence number (X3). */
+  ThroughputWorkload withPartitions(IntFunction<String> partitionOf) {
+    this.partitionOf = partitionOf;
+    return this;
+  }
+
   /** Sets the drain hook; returns this. */
   ThroughputWorkload withDrainHook(DrainHook hook) {
     this.drainHook = hook;
@@ -60,7 +68,8 @@ final class ThroughputWorkload {
   ThroughputResult run(String nonce) {
     String queue = opt.queue();
     List<Buffer> bodies = new JobBodies(queue, nonce, opt.payloadBytes(),
-        budgetKey == null ? null : JobBodies.allTo(budgetKey)).bulk(opt.jobs(), opt.batch());
+        budgetKey == null ? null : JobBodies.allTo(budgetKey), partitionOf)
+        .bulk(opt.jobs(), opt.batch());
     HttpClientAgent connector = kit.connector();
     BulkEnqueuer enqueuer = new BulkEnqueuer(bodies, opt.jobs(), opt.batch());
     DrainTracker tracker = new DrainTracker(opt.jobs());

@@ -90,7 +90,8 @@ final class JobRunner {
       FailureReport report = new FailureReport(String.valueOf(error.getMessage()),
           detail.errorType(), detail.backtrace(), null, null, null);
       if (error instanceof ThrottledException throttled) {
-        return report.throttling(throttled.budget(), throttled.retryAfter());
+        return report.throttling(throttled.budget(), throttled.partition(),
+            throttled.retryAfter());
       }
       return error instanceof RetryJobException retry
           ? report.retryingAt(retry.retryAt())

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.sluice.client.model.Budget;
 import io.sluice.client.model.BudgetBinding;
+import io.sluice.client.model.BudgetPartition;
 import io.sluice.client.model.EnqueueRequest;
 import io.sluice.client.model.ErrorRecord;
 import io.sluice.client.model.FailureReport;
@@ -33,6 +34,14 @@ final class WireBodies {
       @JsonProperty("pages") Pages pages) {
     Page<ErrorRecord> toPage() {
       return new Page<>(List.copyOf(errors), pages.self(), pages.next(), pages.prev());
+    }
+  }
+
+  record PartitionPage(
+      @JsonProperty("partitions") List<BudgetPartition> partitions,
+      @JsonProperty("pages") Pages pages) {
+    Page<BudgetPartition> toPage() {
+      return new Page<>(List.copyOf(partitions), pages.self(), pages.next(), pages.prev());
     }
   }
 

@@ -2,10 +2,13 @@ package io.sluice.engine;
 
 import io.sluice.engine.budget.Budget;
 import io.sluice.engine.budget.BudgetBook;
+import io.sluice.engine.budget.BindingPlan;
 import io.sluice.engine.budget.BudgetPolicy;
+import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
 import io.sluice.engine.budget.PolicyPatch;
 import io.sluice.engine.budget.PolicySpec;
+import io.sluice.engine.budget.Pool;
 import io.sluice.engine.budget.StrategyType;
 import io.sluice.engine.store.Mutation;
 import java.util.List;
@@ -44,7 +47,7 @@ public final class BudgetAdmin {
       throw new SluiceException.Conflict("budget '" + key + "' already exists");
     }
     book.checkRoomFor(key, 0);
-    return stored(book.create(key, policy, nowMs));
+    return stored(book.create(key, policy, spec.isPartitioned(), nowMs));
   }
 
   /** PUT: creates or replaces whole; a replacement adjusts the live bucket. */
@@ -54,8 +57,9 @@ public final class BudgetAdmin {
     Budget budget = book.get(key);
     if (budget == null) {
       book.checkRoomFor(key, 0);
-      return stored(book.create(key, policy, nowMs));
+      return stored(book.create(key, policy, spec.isPartitioned(), nowMs));
     }
+    checkPartitionedKept(budget, spec.isPartitioned());
     return replace(budget, policy, nowMs);
   }
 
@@ -65,6 +69,9 @@ public final class BudgetAdmin {
    */
   public BudgetView patch(String key, PolicyPatch patch, long nowMs) {
     Budget budget = existing(key);
+    if (patch.partitioned() != null) {
+      checkPartitionedKept(budget, patch.partitioned());
+    }
     BudgetPolicy old = budget.policy();
     String type = patch.type() != null ? patch.type() : old.type().wireName();
     boolean sameType = type.equals(old.type().wireName());
@@ -92,7 +99,7 @@ public final class BudgetAdmin {
     boolean storedTokenState = budget.policy().storesTokenState();
     book.replace(budget, policy, nowMs);
     if (storedTokenState && !policy.storesTokenState()) {
-      writes.accept(new Mutation.DeleteBucketState(budget.key()));
+      deleteTokenStates(budget);
     }
     return stored(budget);
   }
@@ -116,19 +123,100 @@ public final class BudgetAdmin {
     return stored(budget);
   }
 
+  /**
+   * {@code POST /budgets/{key}/partitions/{partition}/pause} (X6 under X3): pauses one partition;
+   * a partition not in use is made (full) to hold the pause. Returns its state.
+   */
+  public BudgetState pausePartition(String key, String partition, Long forMs, Long untilMs,
+      long nowMs) {
+    Budget budget = partitionedBudget(key, partition);
+    long until = forMs != null ? Completions.saturatingAdd(nowMs, forMs) : untilMs;
+    return BudgetState.ofPartition(book.pausePartition(budget, partition, until, nowMs));
+  }
+
+  /** {@code POST /budgets/{key}/partitions/{partition}/resume}: ends that partition's pause. */
+  public BudgetState resumePartition(String key, String partition, long nowMs) {
+    Budget budget = partitionedBudget(key, partition);
+    book.resumePartition(budget, partition, nowMs);
+    return partition(key, partition, nowMs);
+  }
+
+  /**
+   * {@code GET /budgets/{key}/partitions/{partition}} (X3): its state, or that of a fresh, full
+   * pool when the partition is not in use.
+   */
+  public BudgetState partition(String key, String partition, long nowMs) {
+    Budget budget = partitionedBudget(key, partition);
+    Pool pool = budget.poolIfHeld(partition);
+    return pool != null
+        ? BudgetState.ofPartition(pool)
+        : BudgetState.ofFreshPartition(budget, partition, nowMs);
+  }
+
+  /**
+   * {@code GET /budgets/{key}/partitions} (X3): up to {@code limit} partitions in use after
+   * {@code after} (exclusive), by partition value.
+   */
+  public List<BudgetState> partitions(String key, String after, boolean descending, int limit) {
+    Budget budget = existing(key);
+    checkPartitioned(budget);
+    return budget.partitionsAfter(after, descending, limit).stream()
+        .map(BudgetState::ofPartition).toList();
+  }
+
+  private Budget partitionedBudget(String key, String partition) {
+    Budget budget = existing(key);
+    checkPartitioned(budget);
+    BindingPlan.checkPartitionValue(partition);
+    return budget;
+  }
+
+  private static void checkPartitioned(Budget budget) {
+    if (!budget.partitioned()) {
+      throw new SluiceException.Unprocessable("budget " + budget.key() + " is not partitioned");
+    }
+  }
+
   public void delete(String key) {
     Budget budget = existing(key);
     crons.checkBudgetUnreferenced(key);
     budget.checkUnreferenced();
     book.remove(budget);
+    if (budget.partitioned() && budget.policy().storesTokenState()) {
+      deleteTokenStates(budget); // the budget's own record goes with it
+    }
     writes.accept(new Mutation.DeleteBudget(key));
+  }
+
+  /**
+   * Deletes the token state records of a budget that kept them (X4): a partitioned budget's are
+   * one per partition it holds (a partition's record goes when it is forgotten).
+   */
+  private void deleteTokenStates(Budget budget) {
+    if (budget.partitioned()) {
+      for (Pool pool : budget.pools()) {
+        writes.accept(new Mutation.DeleteBucketState(pool.storeKey()));
+      }
+    } else {
+      writes.accept(new Mutation.DeleteBucketState(budget.key()));
+    }
   }
 
   /** Removes every budget (reset); callers delete the jobs that used them first. */
   void deleteAll() {
     for (Budget budget : book.sortedByKey()) {
       book.remove(budget);
+      if (budget.partitioned() && budget.policy().storesTokenState()) {
+        deleteTokenStates(budget);
+      }
       writes.accept(new Mutation.DeleteBudget(budget.key()));
+    }
+  }
+
+  /** {@code partitioned} is fixed at creation (X3). */
+  private static void checkPartitionedKept(Budget budget, boolean partitioned) {
+    if (budget.partitioned() != partitioned) {
+      throw new SluiceException.Unprocessable("budget partitioned cannot be changed");
     }
   }
 

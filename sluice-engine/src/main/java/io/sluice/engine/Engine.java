@@ -382,8 +382,9 @@ public final class Engine {
    */
   public Turn takeTurn() {
     publish();
-    rooms.budgets.takeChangedTokenStates().forEach((key, state) ->
-        rooms.writes.write(new Mutation.PutBucketState(key, state)));
+    rooms.budgets.takeChangedTokenStates().forEach((key, state) -> rooms.writes.write(
+        state != null ? new Mutation.PutBucketState(key, state)
+            : new Mutation.DeleteBucketState(key)));
     return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced(),
         rooms.dispatcher.takeAwaitingCommit());
   }

@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.Pool;
 import io.sluice.engine.budget.TokenBucket;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.Job;
@@ -43,17 +44,24 @@ final class EngineState {
     rooms.budgets.armedWakes().forEach((job, atMs) -> wakes.put(job.id().toString(), atMs));
     out.append("wakes ").append(wakes).append('\n');
     for (Budget budget : rooms.budgets.sortedByKey()) {
-      TokenBucket bucket = budget.bucket().copy();
-      bucket.refill(nowMs);
-      out.append("budget ").append(budget.view())
-          .append(" tokens=").append(bucket.tokens())
-          .append(" accrued=").append(bucket.accrued())
-          .append(" debt=").append(bucket.debt())
-          .append(" in-flight-cost=").append(budget.inFlightCost())
+      out.append("budget ").append(budget.view());
+      if (!budget.partitioned()) {
+        TokenBucket bucket = budget.bucket().copy();
+        bucket.refill(nowMs);
+        out.append(" tokens=").append(bucket.tokens())
+            .append(" accrued=").append(bucket.accrued())
+            .append(" debt=").append(bucket.debt());
+      }
+      out.append(" in-flight-cost=").append(budget.inFlightCost())
           .append(" unfinished=").append(budget.unfinishedCount())
           .append(" max-cost=").append(budget.maxUnfinishedCost()).append('\n');
-      new TreeMap<>(budget.waitingQueues()).forEach((queue, waiting) ->
-          out.append("  waiting ").append(queue).append(' ').append(ids(waiting)).append('\n'));
+      // A partition left with no job is forgotten in its own time; only the busy ones are state.
+      for (Pool pool : budget.pools()) {
+        String name = pool.partition() == null ? "" : " partition " + pool.partition();
+        new TreeMap<>(pool.waitingQueues()).forEach((queue, waiting) -> out.append("  waiting")
+            .append(name).append(' ').append(queue).append(' ').append(ids(waiting))
+            .append('\n'));
+      }
     }
     out.append("claims ").append(byKey(rooms.claims.holders())).append('\n');
     out.append("open-batches ").append(byKey(rooms.openBatches.open())).append('\n');

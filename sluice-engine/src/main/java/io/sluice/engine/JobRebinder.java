@@ -125,7 +125,7 @@ final class JobRebinder {
       if (strict) {
         checkCost(patch.cost(), budgets.get(patch.key()));
       }
-      next.set(at, new Binding(patch.key(), patch.cost()));
+      next.set(at, new Binding(patch.key(), current.get(at).partition(), patch.cost()));
     } else if (change instanceof BindingChange.Remove remove) {
       int at = bound(current, remove.key());
       if (at < 0) {

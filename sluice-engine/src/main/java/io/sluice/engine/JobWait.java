@@ -55,6 +55,13 @@ public record JobWait(JobSnapshot job, long asOfMs, WaitingFor waitingFor,
    * @param availableAtMs time_based and holding the job back: when the tokens for everything
    *     ahead plus this job will have accrued if nothing else spends; else null
    */
-  public record BudgetWait(String key, long cost, boolean blocking, Reason reason, long tokens,
-      long aheadJobs, long aheadCost, Long availableAtMs) {}
+  public record BudgetWait(String key, String partition, long cost, boolean blocking,
+      Reason reason, long tokens, long aheadJobs, long aheadCost, Long availableAtMs) {
+
+    /** A binding to a plain budget. */
+    public BudgetWait(String key, long cost, boolean blocking, Reason reason, long tokens,
+        long aheadJobs, long aheadCost, Long availableAtMs) {
+      this(key, null, cost, blocking, reason, tokens, aheadJobs, aheadCost, availableAtMs);
+    }
+  }
 }

@@ -84,7 +84,8 @@ final class Rebuild {
       if (kept != null) {
         budget.carryCountersFrom(kept);
       }
-      if (budget.policy().storesTokenState()) {
+      if (budget.partitioned() || kept != null && kept.partitioned()
+          || budget.policy().storesTokenState()) {
         continue;
       }
       TokenBucket source = before.get(budget.key());
@@ -106,7 +107,7 @@ final class Rebuild {
       return false;
     }
     rebuilt.streams.restore(job, session, dequeuedAtMs, nowMs);
-    rebuilt.budgets.rehold(job);
+    rebuilt.budgets.rehold(job, nowMs);
     return true;
   }
 }

@@ -34,7 +34,7 @@ final class Recovery {
   RecoveryReport run(JobStore store, long nowMs) {
     long startedNanos = System.nanoTime();
     store.scanBudgets(budget -> budget(budget, nowMs));
-    store.scanBucketStates(rooms.budgets::resumeTokenState);
+    store.scanBucketStates((key, state) -> rooms.budgets.resumeTokenState(key, state, nowMs));
     store.scanCronGroups(rooms.crons::recover);
     long jobsStartedNanos = System.nanoTime();
     rooms.jobs.expect(store.estimatedJobCount());

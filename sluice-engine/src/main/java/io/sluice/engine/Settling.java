@@ -30,17 +30,20 @@ final class Settling {
 
   /**
    * Refuses (422) settlements that name a budget the in-flight {@code job} is not bound to, a
-   * partition, one budget twice, or a cost above {@link Settlement#MAX_COST}.
+   * partition it is not bound to (X3: a binding draws on one partition, so naming it is optional),
+   * one budget twice, or a cost above {@link Settlement#MAX_COST}.
    */
   void check(Job job, List<Settlement> settlements, String prefix) {
     Set<String> named = new HashSet<>();
     for (Settlement settlement : settlements) {
       String key = settlement.key();
-      if (binding(job, key) == null) {
+      Binding binding = binding(job, key);
+      if (binding == null) {
         throw refused(prefix + "job is not bound to budget " + key);
       }
-      if (settlement.partition() != null) {
-        throw refused(prefix + "budget " + key + " is not partitioned");
+      String partitionProblem = partitionProblem(binding, settlement.partition());
+      if (partitionProblem != null) {
+        throw refused(prefix + partitionProblem);
       }
       if (!named.add(key)) {
         throw refused(prefix + "budget '" + key + "' named more than once");
@@ -84,7 +87,20 @@ final class Settling {
     }
   }
 
-  private static Binding binding(Job job, String key) {
+  /**
+   * Why {@code partition}, named for a binding's budget, does not fit it (X3), or null when it
+   * does: absent, or the binding's own.
+   */
+  static String partitionProblem(Binding binding, String partition) {
+    if (partition == null || partition.equals(binding.partition())) {
+      return null;
+    }
+    return binding.partition() == null
+        ? "budget " + binding.key() + " is not partitioned"
+        : "job is not bound to partition " + partition + " of budget " + binding.key();
+  }
+
+  static Binding binding(Job job, String key) {
     for (Binding binding : job.budgets()) {
       if (binding.key().equals(key)) {
         return binding;

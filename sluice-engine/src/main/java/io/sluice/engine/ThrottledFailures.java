@@ -11,7 +11,9 @@ import io.sluice.engine.store.Mutation;
 /**
  * A failure the worker reports as throttled (X6): a downstream service told it to back off. The
  * budget it names is paused exactly as {@code POST /budgets/{key}/pause {"for_ms": …}} would
- * pause it, and the job goes back to ready at once. Its (priority, id) is unchanged, so it keeps
+ * pause it (for a partitioned budget, X3, the partition the job's binding draws on, as
+ * {@code POST /budgets/{key}/partitions/{partition}/pause} would), and the job goes back to ready
+ * at once. Its (priority, id) is unchanged, so it keeps
  * its place ahead of every job that was behind it, in its budgets and in the ready index. The
  * attempt is not counted, so the retry limit and the backoff see nothing; the time_based tokens
  * it paid stay spent (the downstream call happened), while leaving flight gives back its
@@ -41,7 +43,13 @@ final class ThrottledFailures {
     check(job, report);
     // Paused before the job leaves flight, so neither the slots it gives back nor its return to
     // ready can let anything bound to the budget through.
-    budgetAdmin.pause(throttle.budget(), throttle.retryAfterMs(), null, nowMs);
+    Binding binding = Settling.binding(job, throttle.budget());
+    if (binding.partition() == null) {
+      budgetAdmin.pause(throttle.budget(), throttle.retryAfterMs(), null, nowMs);
+    } else {
+      budgetAdmin.pausePartition(throttle.budget(), binding.partition(),
+          throttle.retryAfterMs(), null, nowMs);
+    }
     placement.leaveFlight(job, nowMs);
     int sequence = job.errorRecords() + 1;
     job.errorRecords(sequence);
@@ -69,11 +77,13 @@ final class ThrottledFailures {
           "throttle cannot be combined with retry_at: the budget's pause decides the retry");
     }
     String key = report.throttle().budget();
-    if (job.budgets().stream().map(Binding::key).noneMatch(key::equals)) {
+    Binding binding = Settling.binding(job, key);
+    if (binding == null) {
       throw new SluiceException.Unprocessable("job is not bound to budget " + key);
     }
-    if (report.throttle().partition() != null) {
-      throw new SluiceException.Unprocessable("budget " + key + " is not partitioned");
+    String partitionProblem = Settling.partitionProblem(binding, report.throttle().partition());
+    if (partitionProblem != null) {
+      throw new SluiceException.Unprocessable(partitionProblem);
     }
   }
 }

@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import io.sluice.engine.budget.Availability;
 import io.sluice.engine.budget.Budget;
+import io.sluice.engine.budget.Pool;
 import io.sluice.engine.budget.BudgetBook;
 import io.sluice.engine.budget.StrategyType;
 import io.sluice.engine.budget.TokenBucket;
@@ -47,7 +48,7 @@ final class WaitReasons {
     List<RankedJobs.Ahead> aheads = new ArrayList<>();
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
-      RankedJobs.Ahead ahead = budgets.get(binding.key()).ahead(job);
+      RankedJobs.Ahead ahead = budgets.poolOf(binding).ahead(job);
       aheads.add(ahead);
       headsAny |= ahead.jobs() == 0;
     }
@@ -55,7 +56,7 @@ final class WaitReasons {
     boolean blocked = false;
     for (int i = 0; i < job.budgets().size(); i++) {
       Binding binding = job.budgets().get(i);
-      JobWait.BudgetWait part = part(budgets.get(binding.key()), binding.cost(), aheads.get(i),
+      JobWait.BudgetWait part = part(budgets.poolOf(binding), binding.cost(), aheads.get(i),
           headsAny, nowMs);
       blocked |= part.blocking();
       parts.add(part);
@@ -64,9 +65,10 @@ final class WaitReasons {
         blocked ? JobWait.WaitingFor.BUDGETS : JobWait.WaitingFor.WORKER, parts);
   }
 
-  private static JobWait.BudgetWait part(Budget budget, long cost, RankedJobs.Ahead ahead,
+  private static JobWait.BudgetWait part(Pool pool, long cost, RankedJobs.Ahead ahead,
       boolean headsAny, long nowMs) {
-    TokenBucket bucket = budget.bucket();
+    Budget budget = pool.budget();
+    TokenBucket bucket = pool.bucket();
     JobWait.Reason reason;
     if (!headsAny) {
       reason = JobWait.Reason.QUEUE;
@@ -90,7 +92,7 @@ final class WaitReasons {
       Long accrued = bucket.accrualAt(needed, nowMs);
       availableAt = accrued != null ? accrued : nowMs;
     }
-    return new JobWait.BudgetWait(budget.key(), cost, reason != null, reason,
+    return new JobWait.BudgetWait(budget.key(), pool.partition(), cost, reason != null, reason,
         bucket.tokensAt(nowMs), ahead.jobs(), ahead.cost(), availableAt);
   }
 

@@ -51,7 +51,7 @@ final class CronFixture implements CronFiring.Host {
   }
 
   void defineBudget(String key, long allocation, long nowMs) {
-    budgets.create(key, BudgetPolicy.validate(concurrency(allocation)), nowMs);
+    budgets.create(key, BudgetPolicy.validate(concurrency(allocation)), false, nowMs);
   }
 
   static PolicySpec concurrency(long allocation) {

@@ -78,6 +78,31 @@ class DurableBudgetTest {
     assertThat(h.dispatch()).hasSize(1);
   }
 
+  /**
+   * What the property test's first restart model got wrong (it made the budget plain): a PATCH
+   * of the period that does not name {@code durable} leaves it durable, and K restarts at 0 under
+   * the new period (§7), as stored in the same turn.
+   */
+  @Test
+  void aPatchOfThePeriodThatLeavesDurableOutKeepsTheStateAcrossARestart() {
+    h.budget("durable", tenPerMinute(true));
+    h.openWorker("q", 100);
+    enqueue(20, "q", "durable");
+    assertThat(h.dispatch()).hasSize(10);
+    h.advanceMs(TOKEN_MS / 2);
+
+    h.patchBudget("durable", new PolicyPatch(null, null, 120_000L, null, false));
+    assertThat(storedStates().get("durable"))
+        .isEqualTo(new BucketState(0, 0, 0, h.nowMs()));
+    h = h.restartFromStore();
+    h.openWorker("q", 100);
+    assertThat(h.dispatch()).isEmpty();
+    h.advanceMs(2 * TOKEN_MS - 1);
+    assertThat(h.dispatch()).isEmpty();
+    h.advanceMs(1);
+    assertThat(h.dispatch()).hasSize(1);
+  }
+
   @Test
   void aBudgetThatIsNotDurableRestartsFull() {
     h.budget("plain", tenPerMinute(false));

@@ -197,6 +197,12 @@ public final class EngineHarness {
     return new PolicySpec(allocation, "time_based", duration.toMillis(), burst);
   }
 
+  /** The same policy for a partitioned budget (X3). */
+  public static PolicySpec partitioned(PolicySpec policy) {
+    return new PolicySpec(policy.allocation(), policy.type(), policy.durationMs(), policy.burst(),
+        policy.durable(), true);
+  }
+
   /** The budget resource, for reads; use the turn-wrapped helpers below for changes. */
   public BudgetAdmin budgets() {
     return engine.budgetAdmin();
@@ -567,6 +573,23 @@ public final class EngineHarness {
 
     public JobSpec budget(String key, long cost) {
       budgets.add(new BindingRequest(key, cost, null));
+      return this;
+    }
+
+    /** Binds the job at cost 1 to one partition of a partitioned budget (X3). */
+    public JobSpec partition(String key, String partition) {
+      budgets.add(new BindingRequest(key, null, null, partition));
+      return this;
+    }
+
+    public JobSpec partition(String key, String partition, long cost) {
+      budgets.add(new BindingRequest(key, cost, null, partition));
+      return this;
+    }
+
+    /** The same, creating the budget with {@code createWith} if it does not exist. */
+    public JobSpec partition(String key, String partition, PolicySpec createWith) {
+      budgets.add(new BindingRequest(key, null, createWith, partition));
       return this;
     }
 

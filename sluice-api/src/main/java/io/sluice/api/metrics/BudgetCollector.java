@@ -63,11 +63,13 @@ final class BudgetCollector implements MultiCollector {
         continue; // deleted since the keys were read
       }
       Labels budget = Labels.of("budget", key);
-      tokens.add(gauge(state.tokensAt(nowMs), budget));
+      Long tokensNow = state.tokensAt(nowMs);
+      if (tokensNow != null) { // a partitioned budget has tokens only per partition
+        tokens.add(gauge(tokensNow, budget));
+      }
       waiting.add(gauge(state.waitingJobs(), budget));
       inFlight.add(gauge(state.inFlightJobs(), budget));
-      // Partitioned budgets (X3) do not exist yet, so no budget has partitions.
-      partitions.add(gauge(0, budget));
+      partitions.add(gauge(state.partitions(), budget));
       dispatched.add(counter(state.dispatched(), budget));
       throttled.add(counter(state.throttled(), budget));
     }

@@ -38,7 +38,12 @@ public final class BudgetWire {
     Long burst = Fields.absent(strategy, "burst")
         ? null : nested.unsigned(strategy, "burst", U32_MAX);
     boolean durable = !Fields.absent(node, "durable") && fields.bool(node, "durable");
-    return new PolicySpec(allocation, type, durationMs, burst, durable);
+    return new PolicySpec(allocation, type, durationMs, burst, durable, partitioned(fields, node));
+  }
+
+  /** The top-level {@code partitioned} flag (X3), null when absent. */
+  private static Boolean partitioned(Fields fields, JsonNode node) {
+    return Fields.absent(node, "partitioned") ? null : fields.bool(node, "partitioned");
   }
 
   /** A pause body (X6): exactly one of {@code for_ms} and {@code until}. */
@@ -62,11 +67,13 @@ public final class BudgetWire {
     rejectNull(node, "allocation", "allocation");
     rejectNull(node, "strategy", "strategy");
     rejectNull(node, "durable", "durable");
+    rejectNull(node, "partitioned", "partitioned");
     Long allocation = node.has("allocation") ? fields.unsigned(node, "allocation", U32_MAX) : null;
     Boolean durable = node.has("durable") ? fields.bool(node, "durable") : null;
+    Boolean partitioned = partitioned(fields, node);
     JsonNode strategy = node.get("strategy");
     if (strategy == null) {
-      return new PolicyPatch(allocation, null, null, null, false, durable);
+      return new PolicyPatch(allocation, null, null, null, false, durable, partitioned);
     }
     Fields nested = fields.nested("strategy");
     nested.object(strategy, "strategy");
@@ -77,7 +84,8 @@ public final class BudgetWire {
     boolean clearBurst = strategy.has("burst") && strategy.get("burst").isNull();
     Long burst = strategy.has("burst") && !clearBurst
         ? nested.unsigned(strategy, "burst", U32_MAX) : null;
-    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, durable);
+    return new PolicyPatch(allocation, type, durationMs, burst, clearBurst, durable,
+        partitioned);
   }
 
   private static void rejectNull(JsonNode node, String field, String name) {
@@ -109,7 +117,8 @@ public final class BudgetWire {
     Long cost = Fields.absent(node, "cost") ? null : fields.unsigned(node, "cost", U32_MAX);
     PolicySpec createWith = Fields.absent(node, "create_with")
         ? null : policySpec(fields.nested("create_with"), node.get("create_with"));
-    return new BindingRequest(key, cost, createWith);
+    String partition = Fields.absent(node, "partition") ? null : fields.string(node, "partition");
+    return new BindingRequest(key, cost, createWith, partition);
   }
 
   public static void writeBudget(JsonGenerator gen, BudgetView budget) throws IOException {
@@ -123,18 +132,43 @@ public final class BudgetWire {
       throws IOException {
     gen.writeStartObject();
     writeBudgetFields(gen, state.view());
+    writeState(gen, state, asOfMs);
+    gen.writeEndObject();
+  }
+
+  /**
+   * One partition of a partitioned budget (X3):
+   * {@code {"key", "partition", "state": {…X1…}}}.
+   */
+  public static void writePartition(JsonGenerator gen, BudgetState state, long asOfMs)
+      throws IOException {
+    gen.writeStartObject();
+    gen.writeStringField("key", state.view().key());
+    gen.writeStringField("partition", state.partition());
+    writeState(gen, state, asOfMs);
+    gen.writeEndObject();
+  }
+
+  /**
+   * {@code "state": {…}} (X1). A partitioned budget as a whole has no tokens, debt or token
+   * instants (null) and says how many partitions it holds.
+   */
+  private static void writeState(JsonGenerator gen, BudgetState state, long asOfMs)
+      throws IOException {
     gen.writeObjectFieldStart("state");
     gen.writeNumberField("as_of", asOfMs);
-    gen.writeNumberField("tokens", state.tokensAt(asOfMs));
+    writeNullableNumber(gen, "tokens", state.tokensAt(asOfMs));
     gen.writeNumberField("capacity", state.capacity());
-    gen.writeNumberField("debt", state.debtAt(asOfMs));
+    writeNullableNumber(gen, "debt", state.debtAt(asOfMs));
     writeJobsAndCost(gen, "in_flight", state.inFlightJobs(), state.inFlightCost());
     writeJobsAndCost(gen, "waiting", state.waitingJobs(), state.waitingCost());
     writeNullableNumber(gen, "next_token_at", state.nextTokenAtMs(asOfMs));
     writeNullableNumber(gen, "full_at", state.fullAtMs(asOfMs));
     writeNullableNumber(gen, "paused_until", state.pausedUntilMs(asOfMs));
     gen.writeNumberField("dispatched", state.dispatched());
-    gen.writeEndObject();
+    if (state.view().partitioned() && state.partition() == null) {
+      gen.writeNumberField("partitions", state.partitions());
+    }
     gen.writeEndObject();
   }
 
@@ -169,8 +203,11 @@ public final class BudgetWire {
       }
     }
     gen.writeEndObject();
+    // X3, X4: shown only when true, so a budget without them serialises as BUDGETS.md §2.1.
+    if (budget.partitioned()) {
+      gen.writeBooleanField("partitioned", true);
+    }
     if (policy.durable()) {
-      // X4: shown only when true, so a budget without it serialises as BUDGETS.md §2.1.
       gen.writeBooleanField("durable", true);
     }
     gen.writeNumberField("created_at", budget.createdAtMs());
@@ -189,6 +226,9 @@ public final class BudgetWire {
     for (Binding binding : bindings) {
       gen.writeStartObject();
       gen.writeStringField("key", binding.key());
+      if (binding.partition() != null) {
+        gen.writeStringField("partition", binding.partition());
+      }
       gen.writeNumberField("cost", binding.cost());
       if (binding.settledCost() != null) {
         gen.writeNumberField("settled_cost", binding.settledCost());

@@ -235,6 +235,7 @@ public final class EnqueueParser {
       String key = null;
       Long cost = null;
       PolicySpec createWith = null;
+      String partition = null;
       while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String name = parser.currentName();
         JsonToken value = parser.nextToken();
@@ -246,13 +247,14 @@ public final class EnqueueParser {
           case "cost" -> cost = unsigned(parser, "budgets[].cost", U32_MAX);
           case "create_with" -> createWith = BudgetWire.policySpec(
               fields.nested("budgets[].create_with"), parser.readValueAsTree());
+          case "partition" -> partition = string(parser, "budgets[].partition");
           default -> parser.skipChildren();
         }
       }
       if (key == null) {
         throw fields.error("missing field `budgets[].key`");
       }
-      bindings.add(new BindingRequest(key, cost, createWith));
+      bindings.add(new BindingRequest(key, cost, createWith, partition));
     }
     return bindings;
   }

@@ -20,12 +20,13 @@ import java.util.TreeSet;
  */
 public final class FilterParser {
   public static final Set<String> FILTER_PARAMS = Set.of(
-      "id", "queue", "type", "status", "budgets.key", "priority", "ready_at", "attempts",
-      "filter");
+      "id", "queue", "type", "status", "budgets.key", "budgets.partition", "priority", "ready_at",
+      "attempts", "filter");
   private static final long U16_MAX = 65_535;
   private static final long U32_MAX = 0xFFFFFFFFL;
   private static final List<String> LINK_ORDER = List.of(
-      "status", "queue", "type", "id", "priority", "ready_at", "attempts", "budgets.key");
+      "status", "queue", "type", "id", "priority", "ready_at", "attempts", "budgets.key",
+      "budgets.partition");
 
   /** Parsed filters: the payload-free part, the optional jq filter, and their link form. */
   public record Query(JobFilter filter, PayloadFilter payloadFilter, String linkParams) {}
@@ -63,8 +64,14 @@ public final class FilterParser {
     Range attempts = range(query, "attempts", U32_MAX);
     String jq = query.get("filter");
     PayloadFilter payloadFilter = jq == null || jq.isEmpty() ? null : PayloadFilter.compile(jq);
+    Set<String> budgetKeys = values(query.get("budgets.key"));
+    Set<String> budgetPartitions = values(query.get("budgets.partition"));
+    if (budgetPartitions != null && budgetKeys == null) {
+      throw new SluiceException.InvalidRequest(
+          "invalid query parameters: budgets.partition requires budgets.key");
+    }
     JobFilter filter = new JobFilter(ids, values(query.get("queue")), values(query.get("type")),
-        statuses, values(query.get("budgets.key")), priority, readyAt, attempts);
+        statuses, budgetKeys, priority, readyAt, attempts, budgetPartitions);
     return new Query(filter, payloadFilter, link(query, priority, readyAt, attempts, jq));
   }
 

@@ -50,4 +50,13 @@ public record FailureReport(
     return new FailureReport(message, errorType, backtrace, retryAt, kill,
         Throttle.of(budget, retryAfter));
   }
+
+  /**
+   * {@link #throttling(String, Duration)} for partition {@code partition} of a partitioned budget
+   * (X3): only that partition is paused.
+   */
+  public FailureReport throttling(String budget, String partition, Duration retryAfter) {
+    return new FailureReport(message, errorType, backtrace, retryAt, kill,
+        Throttle.of(budget, partition, retryAfter));
+  }
 }

@@ -61,6 +61,14 @@ public final class JobQuery {
     return set("budgets.key", keys);
   }
 
+  /**
+   * Jobs bound to any of these partitions (X3) of the budgets named by {@link #budgetKeys},
+   * which the server requires beside it.
+   */
+  public JobQuery budgetPartitions(String... partitions) {
+    return set("budgets.partition", partitions);
+  }
+
   /** A jq expression over the payload; a job matches when it yields a truthy value. */
   public JobQuery filter(String jq) {
     filters.put("filter", jq);

@@ -19,7 +19,9 @@ public record JobWait(
 
   /**
    * One budget's part: {@code reason} is {@code "queue"}, {@code "tokens"},
-   * {@code "concurrency"}, {@code "debt"}, or null when this budget does not hold the job back.
+   * {@code "concurrency"}, {@code "paused"}, {@code "debt"}, or null when this budget does not
+   * hold the job back. For a partitioned budget (X3) {@code partition} names the partition the
+   * job draws on, and {@code ahead} counts only that partition's jobs; null otherwise.
    */
   public record BudgetWait(
       @JsonProperty("key") String key,
@@ -28,5 +30,6 @@ public record JobWait(
       @JsonProperty("reason") String reason,
       @JsonProperty("tokens") long tokens,
       @JsonProperty("ahead") BudgetState.JobsAndCost ahead,
-      @JsonProperty("available_at") Instant availableAt) {}
+      @JsonProperty("available_at") Instant availableAt,
+      @JsonProperty("partition") String partition) {}
 }

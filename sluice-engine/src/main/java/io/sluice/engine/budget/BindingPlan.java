@@ -17,7 +17,13 @@ import java.util.Set;
  */
 public final class BindingPlan {
   private final BudgetBook book;
-  private final Map<String, BudgetPolicy> creations = new LinkedHashMap<>();
+  /** The most UTF-8 bytes a partition value may take (X3). */
+  public static final int MAX_PARTITION_BYTES = 256;
+
+  /** A budget this request creates. */
+  private record Planned(BudgetPolicy policy, boolean partitioned) {}
+
+  private final Map<String, Planned> creations = new LinkedHashMap<>();
 
   BindingPlan(BudgetBook book) {
     this.book = book;
@@ -44,22 +50,54 @@ public final class BindingPlan {
         throw new SluiceException.Unprocessable("budget cost must be at least 1");
       }
       Budget existing = book.get(key);
-      BudgetPolicy policy =
-          existing != null ? existing.policy() : planned(key, request.createWith());
+      Planned plan = existing != null
+          ? new Planned(existing.policy(), existing.partitioned())
+          : planned(key, request.createWith());
+      checkPartition(key, plan.partitioned(), request.partition());
+      BudgetPolicy policy = plan.policy();
       if (cost > policy.capacity()) {
         throw new SluiceException.Unprocessable("cost " + cost + " exceeds budget '" + key
             + "', which holds at most " + policy.capacity());
       }
       // The stored budget's own key instance: every job then shares it, and lookups by it hit
       // the cached hash and the identity check.
-      bindings.add(new Binding(existing != null ? existing.key() : key, cost));
+      bindings.add(new Binding(existing != null ? existing.key() : key, request.partition(),
+          cost));
     }
     return bindings;
   }
 
+  /** A binding names a partition exactly when its budget is partitioned (X3). */
+  public static void checkPartition(String key, boolean partitioned, String partition) {
+    if (partitioned && partition == null) {
+      throw new SluiceException.Unprocessable(
+          "budget " + key + " is partitioned: binding requires a partition");
+    }
+    if (!partitioned && partition != null) {
+      throw new SluiceException.Unprocessable("budget " + key + " is not partitioned");
+    }
+    if (partition != null) {
+      checkPartitionValue(partition);
+    }
+  }
+
+  /** A partition value follows the name rules and takes at most 256 bytes. */
+  public static void checkPartitionValue(String partition) {
+    String violation = Names.violation("budget partition", partition);
+    if (violation != null) {
+      throw new SluiceException.Unprocessable(violation);
+    }
+    if (partition.length() > MAX_PARTITION_BYTES / 3
+        && partition.getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+            > MAX_PARTITION_BYTES) {
+      throw new SluiceException.Unprocessable(
+          "budget partition must be at most " + MAX_PARTITION_BYTES + " bytes");
+    }
+  }
+
   /** The policy of a budget this request creates (planning it on first mention). */
-  private BudgetPolicy planned(String key, PolicySpec createWith) {
-    BudgetPolicy planned = creations.get(key);
+  private Planned planned(String key, PolicySpec createWith) {
+    Planned planned = creations.get(key);
     if (planned != null) {
       return planned;
     }
@@ -67,16 +105,17 @@ public final class BindingPlan {
       throw new SluiceException.Unprocessable("budget '" + key
           + "' does not exist and no create_with policy was supplied to create it with");
     }
-    BudgetPolicy policy = BudgetPolicy.validate(createWith);
+    Planned plan = new Planned(BudgetPolicy.validate(createWith), createWith.isPartitioned());
     book.checkRoomFor(key, creations.size());
-    creations.put(key, policy);
-    return policy;
+    creations.put(key, plan);
+    return plan;
   }
 
   /** Creates the planned budgets (full buckets) and returns them, in plan order. */
   public List<Budget> apply(long nowMs) {
     List<Budget> created = new ArrayList<>(creations.size());
-    creations.forEach((key, policy) -> created.add(book.create(key, policy, nowMs)));
+    creations.forEach((key, plan) ->
+        created.add(book.create(key, plan.policy(), plan.partitioned(), nowMs)));
     return created;
   }
 }

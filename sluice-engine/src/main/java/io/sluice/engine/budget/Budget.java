@@ -2,28 +2,36 @@ package io.sluice.engine.budget;
 
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.Job;
-import io.sluice.engine.job.RankedJobs;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
+import io.sluice.engine.Names;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * One budget: its stored policy, its live bucket, its waiting queues of parked jobs (one per job
- * queue, each in {@link Job#DISPATCH_ORDER}) and the costs of its unfinished jobs.
+ * One budget: its stored policy, its pools of tokens and the costs of its unfinished jobs. A plain
+ * budget has one pool; a partitioned one (X3) has a pool per partition value in use, made full on
+ * first use and forgotten once idle, all under this one policy. The counts here sum over the
+ * pools, for the state published for the budget as a whole (X1).
  *
- * <p>Owned by the engine thread. A job is in a waiting queue iff it is ready, bound to this
- * budget and not a candidate that was dispatched.
+ * <p>Owned by the engine thread. A job is in a pool's waiting queue iff it is ready, bound to the
+ * pool and not a candidate that was dispatched.
  */
 public final class Budget {
   private final String key;
   private BudgetPolicy policy;
   private final long createdAtMs;
   private long updatedAtMs;
-  private final TokenBucket bucket;
-  private final Map<String, RankedJobs> parkedByQueue = new HashMap<>();
+  /** The only pool of a plain budget; null for a partitioned one. */
+  private final Pool pool;
+  /** A partitioned budget's pools in use, by partition value in byte order; null when plain. */
+  private final TreeMap<String, Pool> partitions;
+  /**
+   * The end of a pause of the whole partitioned budget (X6), which pools made during it share;
+   * {@link TokenBucket#NOT_PAUSED} when none.
+   */
+  private long partitionsPausedUntilMs = TokenBucket.NOT_PAUSED;
   /** Cost → number of unfinished jobs bound with that cost (BUDGETS.md §5.6). */
   private final TreeMap<Long, Integer> unfinishedCosts = new TreeMap<>();
   private int unfinishedCount;
@@ -36,18 +44,15 @@ public final class Budget {
   private long dispatchedTotal;
   /** Times since the server started that this budget was found unable to pay for a head (X7). */
   private long throttledTotal;
-  /**
-   * Heads (of this or another budget) last found unable to pay because of this budget; a release,
-   * refill or policy change here looks at them again. Entries may be stale: they are checked.
-   */
-  private final Set<Job> blockedHeads = new LinkedHashSet<>();
 
-  Budget(String key, BudgetPolicy policy, long createdAtMs, long updatedAtMs, long nowMs) {
+  Budget(String key, BudgetPolicy policy, boolean partitioned, long createdAtMs,
+      long updatedAtMs, long nowMs) {
     this.key = key;
     this.policy = policy;
     this.createdAtMs = createdAtMs;
     this.updatedAtMs = updatedAtMs;
-    this.bucket = new TokenBucket(policy, nowMs);
+    this.pool = partitioned ? null : new Pool(this, null, new TokenBucket(policy, nowMs));
+    this.partitions = partitioned ? new TreeMap<>(Names.BYTE_ORDER) : null;
   }
 
   public String key() {
@@ -66,122 +71,134 @@ public final class Budget {
     return updatedAtMs;
   }
 
+  public boolean partitioned() {
+    return partitions != null;
+  }
+
+  /**
+   * The pool jobs bound with {@code partition} (null for a plain budget) draw on; a partition
+   * not in use gets a full pool under the budget's policy, paused if the whole budget is (X3).
+   */
+  Pool pool(String partition, long nowMs) {
+    if (partitions == null) {
+      return pool;
+    }
+    Pool found = partitions.get(partition);
+    if (found == null) {
+      TokenBucket bucket = new TokenBucket(policy, nowMs);
+      if (partitionsPausedUntilMs != TokenBucket.NOT_PAUSED) {
+        bucket.pause(partitionsPausedUntilMs, nowMs);
+      }
+      found = new Pool(this, partition, bucket);
+      partitions.put(partition, found);
+    }
+    return found;
+  }
+
+  /** The pool of {@code partition} if it is in use (always, for a plain budget), else null. */
+  public Pool poolIfHeld(String partition) {
+    return partitions == null ? pool : partitions.get(partition);
+  }
+
+  /** Forgets a partition's pool; the next use makes a fresh one. */
+  void forget(Pool partitionPool) {
+    partitions.remove(partitionPool.partition(), partitionPool);
+  }
+
+  /** Partitions held in memory (X1 {@code partitions}); 0 for a plain budget. */
+  public int heldPartitions() {
+    return partitions == null ? 0 : partitions.size();
+  }
+
+  /** Up to {@code limit} held pools after {@code after} (exclusive; null: from the first). */
+  public List<Pool> partitionsAfter(String after, boolean descending, int limit) {
+    if (partitions == null) {
+      return List.of();
+    }
+    NavigableMap<String, Pool> view = descending ? partitions.descendingMap() : partitions;
+    if (after != null) {
+      view = view.tailMap(after, false);
+    }
+    List<Pool> page = new ArrayList<>(Math.min(limit, view.size()));
+    for (Pool each : view.values()) {
+      if (page.size() == limit) {
+        break;
+      }
+      page.add(each);
+    }
+    return page;
+  }
+
+  /** The bucket of a plain budget's only pool. */
   public TokenBucket bucket() {
-    return bucket;
+    return pool.bucket();
   }
 
   public BudgetView view() {
-    long pausedUntil = bucket.pausedUntilMs();
-    return new BudgetView(key, policy, createdAtMs, updatedAtMs,
+    long pausedUntil = partitions != null ? partitionsPausedUntilMs : pool.bucket().pausedUntilMs();
+    return new BudgetView(key, policy, partitions != null, createdAtMs, updatedAtMs,
         pausedUntil == TokenBucket.NOT_PAUSED ? null : pausedUntil);
   }
 
   void replace(BudgetPolicy newPolicy, long nowMs) {
-    bucket.adopt(newPolicy, nowMs, inFlightCost);
+    for (Pool each : pools()) {
+      each.bucket().adopt(newPolicy, nowMs, each.inFlightCost());
+    }
     policy = newPolicy;
     updatedAtMs = nowMs;
+  }
+
+  /**
+   * Pauses every pool until {@code untilMs} or longer (X6); for a partitioned budget pools made
+   * during the pause share it.
+   */
+  void pause(long untilMs, long nowMs) {
+    if (partitions != null) {
+      partitionsPausedUntilMs = Math.max(partitionsPausedUntilMs, untilMs);
+    }
+    for (Pool each : pools()) {
+      each.bucket().pause(untilMs, nowMs);
+    }
+  }
+
+  /** Ends the pause of every pool at once. */
+  void resume(long nowMs) {
+    partitionsPausedUntilMs = TokenBucket.NOT_PAUSED;
+    for (Pool each : pools()) {
+      each.bucket().resume(nowMs);
+    }
   }
 
   void touch(long nowMs) {
     updatedAtMs = nowMs;
   }
 
-  // ---- waiting queues ------------------------------------------------------------------------
-
-  void park(Job job, long cost) {
-    RankedJobs waiting =
-        parkedByQueue.computeIfAbsent(job.queue(), q -> new RankedJobs(Job.DISPATCH_ORDER));
-    if (waiting.add(job, cost)) {
-      parkedCount++;
-      parkedCost += cost;
-    }
+  /** Every pool of this budget: its only one, or every partition held. */
+  public Collection<Pool> pools() {
+    return partitions == null ? List.of(pool) : partitions.values();
   }
 
-  void unpark(Job job, long cost) {
-    RankedJobs waiting = parkedByQueue.get(job.queue());
-    if (waiting != null && waiting.remove(job)) {
-      parkedCount--;
-      parkedCost -= cost;
-      if (waiting.isEmpty()) {
-        parkedByQueue.remove(job.queue());
-      }
-    }
+
+  // ---- counts over the pools -----------------------------------------------------------------
+
+  void parkedChanged(int jobs, long cost) {
+    parkedCount += jobs;
+    parkedCost += cost;
   }
 
-  /** The first parked job of the given queue, or null. */
-  Job head(String queue) {
-    RankedJobs waiting = parkedByQueue.get(queue);
-    return waiting == null ? null : waiting.first();
+  void flightChanged(int jobs, long cost) {
+    inFlightJobs += jobs;
+    inFlightCost += cost;
   }
 
-  /** Every waiting queue in dispatch order, by job queue (copies). */
-  public Map<String, List<Job>> waitingQueues() {
-    Map<String, List<Job>> all = new HashMap<>();
-    parkedByQueue.forEach((queue, waiting) -> all.put(queue, waiting.toList()));
-    return all;
-  }
-
-  Iterable<String> queuesWithParkedJobs() {
-    return parkedByQueue.keySet();
-  }
-
-  /**
-   * True when no parked job of this budget in the given queues (all when null) comes before
-   * {@code job}: the job is this budget's head for a worker taking those queues.
-   */
-  boolean isHeadFor(Job job, Set<String> queues) {
-    if (queues == null) {
-      for (RankedJobs waiting : parkedByQueue.values()) {
-        if (Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
-          return false;
-        }
-      }
-      return true;
-    }
-    for (String queue : queues) {
-      RankedJobs waiting = parkedByQueue.get(queue);
-      if (waiting != null && Job.DISPATCH_ORDER.compare(waiting.first(), job) < 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The parked jobs of this budget, in every queue, that come before {@code job} in dispatch
-   * order: those this budget dispatches first when workers take every queue.
-   */
-  public RankedJobs.Ahead ahead(Job job) {
-    RankedJobs.Ahead ahead = RankedJobs.Ahead.NONE;
-    for (RankedJobs waiting : parkedByQueue.values()) {
-      ahead = ahead.plus(waiting.before(job));
-    }
-    return ahead;
-  }
-
-  void blocks(Job head) {
-    blockedHeads.add(head);
-  }
-
-  /** The job left its waiting queues: it no longer waits for this budget. */
-  void unblocks(Job job) {
-    blockedHeads.remove(job);
+  void countDispatch() {
+    dispatchedTotal++;
   }
 
   /** Keeps the counts of a budget this one replaces after a rebuild (X1: since start). */
   public void carryCountersFrom(Budget earlier) {
     dispatchedTotal = earlier.dispatchedTotal;
     throttledTotal = earlier.throttledTotal;
-  }
-
-  /** Hands over (and forgets) the heads this budget blocked. */
-  List<Job> takeBlockedHeads() {
-    if (blockedHeads.isEmpty()) {
-      return List.of();
-    }
-    List<Job> heads = List.copyOf(blockedHeads);
-    blockedHeads.clear();
-    return heads;
   }
 
   public int parkedCount() {
@@ -192,25 +209,12 @@ public final class Budget {
     return parkedCost;
   }
 
-  void dispatched(long cost) {
-    inFlightJobs++;
-    inFlightCost += cost;
-    dispatchedTotal++;
-  }
-
-  /** A job put back in flight after a failed commit: counted in flight, not dispatched again. */
-  void reheld(long cost) {
-    inFlightJobs++;
-    inFlightCost += cost;
-  }
-
-  void leftFlight(long cost) {
-    inFlightJobs = Math.max(0, inFlightJobs - 1);
-    inFlightCost = Math.max(0, inFlightCost - cost);
-  }
-
   public int inFlightJobs() {
     return inFlightJobs;
+  }
+
+  public long inFlightCost() {
+    return inFlightCost;
   }
 
   public long dispatchedTotal() {
@@ -223,10 +227,6 @@ public final class Budget {
 
   public long throttledTotal() {
     return throttledTotal;
-  }
-
-  public long inFlightCost() {
-    return inFlightCost;
   }
 
   // ---- unfinished jobs -----------------------------------------------------------------------

@@ -33,13 +33,15 @@ public final class BudgetBook {
   /** Jobs waiting in their budgets' queues. */
   private final Set<Job> parked = new HashSet<>();
   private final HeadVerdicts verdicts = new HeadVerdicts();
+  private final QuietPools quietPools = new QuietPools();
   /** Buckets as they were before this turn first replaced or removed their budget, by key. */
   private Map<String, TokenBucket> replaced = new HashMap<>();
   /**
-   * Budgets whose stored token state (X4) this turn changed: written once at the end of the turn
-   * ({@link #takeChangedTokenStates}), however many jobs it charged.
+   * Pools (a plain budget's, or partitions) whose stored token state (X4) this turn changed:
+   * written once at the end of the turn ({@link #takeChangedTokenStates}), however many jobs it
+   * charged; a partition forgotten meanwhile has its record deleted.
    */
-  private final Set<Budget> tokenStateChanged = new LinkedHashSet<>();
+  private Set<Pool> tokenStateChanged = new LinkedHashSet<>();
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
@@ -73,6 +75,27 @@ public final class BudgetBook {
     return budgets.get(key);
   }
 
+  /**
+   * The pool a binding draws on, or null when its budget is gone or its partition is not held
+   * (no job of it waits or runs).
+   */
+  public Pool poolOf(Binding binding) {
+    Budget budget = budgets.get(binding.key());
+    return budget == null ? null : budget.poolIfHeld(binding.partition());
+  }
+
+  /** The pool a binding draws on, a partition's made full if it is not held. */
+  private Pool poolFor(Binding binding, long nowMs) {
+    return budgets.get(binding.key()).pool(binding.partition(), nowMs);
+  }
+
+  /** A pool's last job left: once idle, a partition's is forgotten (X3). */
+  private void emptied(Pool pool, long nowMs) {
+    if (pool.partition() != null && pool.empty()) {
+      quietPools.watch(pool, nowMs);
+    }
+  }
+
   public List<Budget> sortedByKey() {
     List<Budget> all = new ArrayList<>(budgets.values());
     all.sort(Comparator.comparing(Budget::key, Names.BYTE_ORDER));
@@ -89,9 +112,9 @@ public final class BudgetBook {
     }
   }
 
-  /** Creates a budget with a full bucket. */
-  public Budget create(String key, BudgetPolicy policy, long nowMs) {
-    Budget budget = new Budget(key, policy, nowMs, nowMs, nowMs);
+  /** Creates a budget with a full bucket (a partitioned one with no partition yet). */
+  public Budget create(String key, BudgetPolicy policy, boolean partitioned, long nowMs) {
+    Budget budget = new Budget(key, policy, partitioned, nowMs, nowMs, nowMs);
     budgets.put(key, budget);
     publisher.changed(budget);
     markTokenStateChanged(budget);
@@ -103,10 +126,10 @@ public final class BudgetBook {
    * then takes its stored state ({@link #resumeTokenState}).
    */
   public Budget restore(BudgetView stored, long nowMs) {
-    Budget budget = new Budget(stored.key(), stored.policy(), stored.createdAtMs(),
-        stored.updatedAtMs(), nowMs);
+    Budget budget = new Budget(stored.key(), stored.policy(), stored.partitioned(),
+        stored.createdAtMs(), stored.updatedAtMs(), nowMs);
     if (stored.pausedUntilMs() != null) {
-      budget.bucket().pause(stored.pausedUntilMs(), nowMs);
+      budget.pause(stored.pausedUntilMs(), nowMs);
     }
     budgets.put(stored.key(), budget);
     publisher.changed(budget);
@@ -117,12 +140,19 @@ public final class BudgetBook {
    * A durable budget's stored token state (X4), after {@link #restore}: the bucket resumes from it
    * and refills for the time since. Ignored for a budget that does not keep its state.
    */
-  public void resumeTokenState(String key, BucketState stored) {
-    Budget budget = budgets.get(key);
-    if (budget != null && budget.policy().storesTokenState()) {
-      budget.bucket().resumeFrom(stored);
-      publisher.changed(budget);
+  public void resumeTokenState(String storeKey, BucketState stored, long nowMs) {
+    Budget budget = budgets.get(Pool.budgetKeyOf(storeKey));
+    if (budget == null || !budget.policy().storesTokenState()) {
+      return;
     }
+    String partition = Pool.partitionOf(storeKey);
+    if (budget.partitioned() != (partition != null)) {
+      return;
+    }
+    Pool pool = budget.pool(partition, nowMs);
+    pool.bucket().resumeFrom(stored);
+    publisher.changed(budget);
+    emptied(pool, nowMs);
   }
 
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
@@ -140,19 +170,46 @@ public final class BudgetBook {
    */
   public void pause(Budget budget, long untilMs, long nowMs) {
     keepPreImage(budget);
-    budget.bucket().pause(untilMs, nowMs);
+    budget.pause(untilMs, nowMs);
     publisher.changed(budget);
     markTokenStateChanged(budget);
     wake(budget, nowMs);
   }
 
-  /** Ends the budget's pause at once. */
+  /** Ends the budget's pause at once (every partition's, for a partitioned budget). */
   public void resume(Budget budget, long nowMs) {
     keepPreImage(budget);
-    budget.bucket().resume(nowMs);
+    budget.resume(nowMs);
     publisher.changed(budget);
     markTokenStateChanged(budget);
     wake(budget, nowMs);
+  }
+
+  /**
+   * Pauses one partition of a partitioned budget (X6 under X3), held from now on until the pause
+   * ends and it is idle again.
+   */
+  public Pool pausePartition(Budget budget, String partition, long untilMs, long nowMs) {
+    Pool pool = budget.pool(partition, nowMs);
+    pool.bucket().pause(untilMs, nowMs);
+    markTokenStateChanged(pool);
+    publisher.changed(budget);
+    wake(pool, nowMs);
+    emptied(pool, nowMs);
+    return pool;
+  }
+
+  /** Ends one partition's pause at once; a partition not held is not paused. */
+  public void resumePartition(Budget budget, String partition, long nowMs) {
+    Pool pool = budget.poolIfHeld(partition);
+    if (pool == null) {
+      return;
+    }
+    pool.bucket().resume(nowMs);
+    markTokenStateChanged(pool);
+    publisher.changed(budget);
+    wake(pool, nowMs);
+    emptied(pool, nowMs);
   }
 
   public void remove(Budget budget) {
@@ -163,32 +220,47 @@ public final class BudgetBook {
 
   /** Keeps the bucket as it was before this turn's first change of it (see {@link #takeReplaced}). */
   private void keepPreImage(Budget budget) {
-    replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    // A partitioned budget's pools are not carried over a rollback: they start full again, as
+    // after a restart (docs/decisions.md).
+    if (!budget.partitioned()) {
+      replaced.putIfAbsent(budget.key(), budget.bucket().copy());
+    }
   }
 
   private void markTokenStateChanged(Budget budget) {
     if (budget.policy().storesTokenState()) {
-      tokenStateChanged.add(budget);
+      tokenStateChanged.addAll(budget.pools());
+    }
+  }
+
+  private void markTokenStateChanged(Pool pool) {
+    if (pool.budget().policy().storesTokenState()) {
+      tokenStateChanged.add(pool);
     }
   }
 
   /**
-   * Hands over (and forgets) the token state of every budget that keeps it and whose state
-   * changed since the last call, by key, for the turn's commit batch (X4).
+   * Hands over (and forgets) the token state of every pool that keeps it and whose state changed
+   * since the last call, by {@link Pool#storeKey}, for the turn's commit batch (X4); null for a
+   * partition forgotten since, whose record goes.
    */
   public Map<String, BucketState> takeChangedTokenStates() {
     if (tokenStateChanged.isEmpty()) {
       return Map.of();
     }
     Map<String, BucketState> states = new LinkedHashMap<>();
-    for (Budget budget : tokenStateChanged) {
-      if (budgets.get(budget.key()) == budget && budget.policy().storesTokenState()) {
-        states.put(budget.key(), budget.bucket().state());
+    for (Pool pool : tokenStateChanged) {
+      Budget budget = pool.budget();
+      if (budgets.get(budget.key()) != budget || !budget.policy().storesTokenState()) {
+        continue; // deleted, or no longer keeping state: its admin change deleted the records
       }
+      boolean held = budget.poolIfHeld(pool.partition()) == pool;
+      states.put(pool.storeKey(), held ? pool.bucket().state() : null);
     }
-    tokenStateChanged.clear();
+    tokenStateChanged = new LinkedHashSet<>(); // a cleared table keeps its size (HeadVerdicts)
     return states;
   }
+
 
   /** Hands over (and forgets) this turn's bucket pre-images (see {@link #replace}). */
   public Map<String, TokenBucket> takeReplaced() {
@@ -204,12 +276,12 @@ public final class BudgetBook {
    * A job put back in flight after a failed commit: its budgets count its cost again. Their
    * concurrency buckets are settled once every job is back ({@link #settleConcurrencyBuckets}).
    */
-  public void rehold(Job job) {
+  public void rehold(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      if (budget != null) {
-        budget.reheld(binding.cost());
-        publisher.changed(budget);
+      if (budgets.get(binding.key()) != null) {
+        Pool pool = poolFor(binding, nowMs);
+        pool.reheld(binding.cost());
+        publisher.changed(pool.budget());
       }
     }
   }
@@ -223,7 +295,9 @@ public final class BudgetBook {
   public void settleConcurrencyBuckets() {
     for (Budget budget : budgets.values()) {
       if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
-        budget.bucket().holdFor(budget.inFlightCost());
+        for (Pool pool : budget.pools()) {
+          pool.bucket().holdFor(pool.inFlightCost());
+        }
         publisher.changed(budget);
       }
     }
@@ -272,10 +346,10 @@ public final class BudgetBook {
     parked.add(job);
     boolean headsAny = false;
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      budget.park(job, binding.cost());
-      publisher.changed(budget);
-      headsAny |= budget.head(job.queue()) == job;
+      Pool pool = poolFor(binding, nowMs);
+      pool.park(job, binding.cost());
+      publisher.changed(pool.budget());
+      headsAny |= pool.head(job.queue()) == job;
     }
     // A job queued behind others is looked at when it reaches the head; until then it is neither
     // offered nor armed, so there is nothing to do (the common case for a backlog).
@@ -291,17 +365,18 @@ public final class BudgetBook {
     }
     verdicts.forget(job);
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      boolean wasHead = budget.head(job.queue()) == job;
-      budget.unpark(job, binding.cost());
-      budget.unblocks(job);
-      publisher.changed(budget);
+      Pool pool = poolOf(binding);
+      boolean wasHead = pool.head(job.queue()) == job;
+      pool.unpark(job, binding.cost());
+      pool.unblocks(job);
+      publisher.changed(pool.budget());
       if (wasHead) {
-        Job next = budget.head(job.queue());
+        Job next = pool.head(job.queue());
         if (next != null) {
           evaluate(next, nowMs);
         }
       }
+      emptied(pool, nowMs);
     }
   }
 
@@ -362,12 +437,13 @@ public final class BudgetBook {
   public boolean charge(Job job, long nowMs) {
     boolean chargedStoredState = false;
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      budget.bucket().tryAcquire(binding.cost(), nowMs);
-      budget.dispatched(binding.cost());
+      Pool pool = poolOf(binding);
+      Budget budget = pool.budget();
+      pool.bucket().tryAcquire(binding.cost(), nowMs);
+      pool.dispatched(binding.cost());
       publisher.changed(budget);
       if (budget.policy().storesTokenState()) {
-        tokenStateChanged.add(budget);
+        tokenStateChanged.add(pool);
         chargedStoredState = true;
       }
     }
@@ -378,16 +454,17 @@ public final class BudgetBook {
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
   public void release(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      if (budget == null) {
+      Pool pool = poolOf(binding);
+      if (pool == null) {
         continue;
       }
-      budget.leftFlight(binding.cost());
-      publisher.changed(budget);
-      if (budget.policy().type() == StrategyType.WHILE_IN_FLIGHT) {
-        budget.bucket().release(binding.cost());
-        wake(budget, nowMs);
+      pool.leftFlight(binding.cost());
+      publisher.changed(pool.budget());
+      if (pool.budget().policy().type() == StrategyType.WHILE_IN_FLIGHT) {
+        pool.bucket().release(binding.cost());
+        wake(pool, nowMs);
       }
+      emptied(pool, nowMs);
     }
   }
 
@@ -397,15 +474,16 @@ public final class BudgetBook {
    * concurrency budget holds the binding's cost until the job leaves flight, whatever it cost.
    */
   public void settle(Binding binding, long actual, long nowMs) {
-    Budget budget = budgets.get(binding.key());
-    if (budget == null || budget.policy().type() != StrategyType.TIME_BASED) {
+    Pool pool = poolOf(binding);
+    if (pool == null || pool.budget().policy().type() != StrategyType.TIME_BASED) {
       return;
     }
+    Budget budget = pool.budget();
     keepPreImage(budget);
-    budget.bucket().settle(actual - binding.cost(), nowMs);
-    markTokenStateChanged(budget);
+    pool.bucket().settle(actual - binding.cost(), nowMs);
+    markTokenStateChanged(pool);
     publisher.changed(budget);
-    wake(budget, nowMs);
+    wake(pool, nowMs);
   }
 
   /** Every armed head with the instant it is looked at again (a copy). */
@@ -422,7 +500,7 @@ public final class BudgetBook {
   private boolean allPayNow(Job job, long nowMs) {
     for (Binding binding : job.budgets()) {
       Availability availability =
-          budgets.get(binding.key()).bucket().nextAvailable(binding.cost(), nowMs);
+          poolOf(binding).bucket().nextAvailable(binding.cost(), nowMs);
       if (availability.kind() != Availability.Kind.NOW) {
         return false;
       }
@@ -440,6 +518,10 @@ public final class BudgetBook {
     for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
+    quietPools.forgetIdle(nowMs, pool -> {
+      publisher.changed(pool.budget());
+      markTokenStateChanged(pool);
+    });
   }
 
   /**
@@ -447,9 +529,16 @@ public final class BudgetBook {
    * was blocking, whichever budget those head.
    */
   private void wake(Budget budget, long nowMs) {
-    List<Job> heads = new ArrayList<>(budget.takeBlockedHeads());
-    for (String queue : budget.queuesWithParkedJobs()) {
-      heads.add(budget.head(queue));
+    for (Pool pool : budget.pools()) {
+      wake(pool, nowMs);
+    }
+  }
+
+  /** The same for one pool. */
+  private void wake(Pool pool, long nowMs) {
+    List<Job> heads = new ArrayList<>(pool.takeBlockedHeads());
+    for (String queue : pool.queuesWithParkedJobs()) {
+      heads.add(pool.head(queue));
     }
     for (Job head : heads) {
       evaluate(head, nowMs);
@@ -464,12 +553,12 @@ public final class BudgetBook {
     }
     Availability availability = Availability.NOW;
     for (Binding binding : job.budgets()) {
-      Budget budget = budgets.get(binding.key());
-      Availability own = budget.bucket().nextAvailable(binding.cost(), nowMs);
+      Pool pool = poolOf(binding);
+      Availability own = pool.bucket().nextAvailable(binding.cost(), nowMs);
       if (own.kind() != Availability.Kind.NOW) {
-        budget.blocks(job);
-        budget.throttled();
-        publisher.changed(budget);
+        pool.blocks(job);
+        pool.budget().throttled();
+        publisher.changed(pool.budget());
       }
       availability = availability.and(own);
     }
@@ -482,7 +571,7 @@ public final class BudgetBook {
 
   private boolean isHeadOfAnyFor(Job job, Set<String> queues) {
     for (Binding binding : job.budgets()) {
-      if (budgets.get(binding.key()).isHeadFor(job, queues)) {
+      if (poolOf(binding).isHeadFor(job, queues)) {
         return true;
       }
     }
@@ -491,7 +580,7 @@ public final class BudgetBook {
 
   private boolean isHeadOfAny(Job job) {
     for (Binding binding : job.budgets()) {
-      if (budgets.get(binding.key()).head(job.queue()) == job) {
+      if (poolOf(binding).head(job.queue()) == job) {
         return true;
       }
     }

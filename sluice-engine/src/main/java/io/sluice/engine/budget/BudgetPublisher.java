@@ -21,13 +21,17 @@ final class BudgetPublisher {
     changed.add(budget);
   }
 
-  /** Publishes every changed budget; a budget no longer in {@code current} is withdrawn. */
+  /**
+   * Publishes every changed budget; a key no longer in {@code current} is withdrawn. A budget
+   * deleted earlier can still be marked (a partition of it forgotten later, X3): when its key
+   * names a new budget, that one's state stays published.
+   */
   void publish(Map<String, Budget> current) {
     if (changed.isEmpty()) {
       return;
     }
     for (Budget budget : changed) {
-      if (current.get(budget.key()) != budget) {
+      if (!current.containsKey(budget.key())) {
         published.remove(budget.key());
       }
     }

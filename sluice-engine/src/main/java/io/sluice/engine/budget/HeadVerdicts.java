@@ -16,8 +16,12 @@ import java.util.Set;
  * <p>Owned by the engine thread.
  */
 final class HeadVerdicts {
-  /** Heads found able to pay since the dispatcher last collected them. */
-  private final Set<Job> offers = new LinkedHashSet<>();
+  /**
+   * Heads found able to pay since the dispatcher last collected them. Replaced, not cleared, when
+   * taken: a burst of offers (a partition per job, X3) grows its table, and clearing a big table
+   * costs its whole capacity on every later dispatch pass.
+   */
+  private Set<Job> offers = new LinkedHashSet<>();
   /** When each armed head should be looked at again. */
   private final Map<Job, Long> wakeAtMs = new HashMap<>();
   private final DeadlineIndex wakes = new DeadlineIndex(wakeAtMs::get);
@@ -62,7 +66,7 @@ final class HeadVerdicts {
       return List.of();
     }
     List<Job> taken = List.copyOf(offers);
-    offers.clear();
+    offers = new LinkedHashSet<>();
     return taken;
   }
 

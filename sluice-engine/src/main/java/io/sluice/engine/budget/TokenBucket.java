@@ -14,7 +14,6 @@ import java.math.BigInteger;
  */
 public final class TokenBucket {
   private BudgetPolicy policy;
-  private long capacity;
   /** T: whole tokens available. */
   private long tokens;
   /** K: token·milliseconds accrued toward the next token (time_based only). */
@@ -34,8 +33,7 @@ public final class TokenBucket {
 
   public TokenBucket(BudgetPolicy policy, long nowMs) {
     this.policy = policy;
-    this.capacity = policy.capacity();
-    this.tokens = capacity;
+    this.tokens = policy.capacity();
     this.lastRefillMs = nowMs;
   }
 
@@ -49,7 +47,6 @@ public final class TokenBucket {
   /** Takes over another bucket's whole state, policy included. */
   public void takeStateOf(TokenBucket other) {
     policy = other.policy;
-    capacity = other.capacity;
     tokens = other.tokens;
     accrued = other.accrued;
     debt = other.debt;
@@ -106,8 +103,8 @@ public final class TokenBucket {
    * inFlightCost}, so this is the bucket's state whatever the order of its changes.
    */
   public void holdFor(long inFlightCost) {
-    tokens = Math.max(0, capacity - inFlightCost);
-    debt = Math.max(0, inFlightCost - capacity);
+    tokens = Math.max(0, capacity() - inFlightCost);
+    debt = Math.max(0, inFlightCost - capacity());
   }
 
   public long tokens() {
@@ -131,6 +128,11 @@ public final class TokenBucket {
     return policy;
   }
 
+  /** C: the most tokens the pool holds (not a field: a partitioned budget holds a million, X3). */
+  private long capacity() {
+    return policy.capacity();
+  }
+
   /** Whole tokens a refill at {@code nowMs} would leave, without changing anything. */
   public long tokensAt(long nowMs) {
     return policy.type() == StrategyType.TIME_BASED ? project(nowMs)[0] : tokens;
@@ -152,15 +154,15 @@ public final class TokenBucket {
    * the tokens earned pay the debt first.
    */
   private long[] project(long nowMs) {
-    if (tokens >= capacity) {
-      return new long[] {capacity, 0, 0};
+    if (tokens >= capacity()) {
+      return new long[] {capacity(), 0, 0};
     }
     // A pause stops the drip: only the time since the later of the last refill and the end of
     // the pause counts.
     long elapsed = Math.max(0, nowMs - Math.max(lastRefillMs, pausedUntilMs));
     long duration = policy.durationMs();
     long allocation = policy.allocation();
-    long missing = saturatingAdd(capacity - tokens, debt);
+    long missing = saturatingAdd(capacity() - tokens, debt);
     long earned;
     long remainder;
     long product = elapsed * allocation;
@@ -177,7 +179,7 @@ public final class TokenBucket {
       remainder = division[1].longValue();
     }
     if (earned >= missing) {
-      return new long[] {capacity, 0, 0};
+      return new long[] {capacity(), 0, 0};
     }
     if (earned < debt) {
       return new long[] {tokens, remainder, debt - earned};
@@ -220,12 +222,12 @@ public final class TokenBucket {
   public void release(long cost) {
     long paid = Math.min(cost, debt);
     debt -= paid;
-    tokens = Math.min(capacity, tokens + cost - paid);
+    tokens = Math.min(capacity(), tokens + cost - paid);
   }
 
   /** When {@code cost} can next be paid, assuming nothing else happens meanwhile. */
   public Availability nextAvailable(long cost, long nowMs) {
-    if (cost > capacity) {
+    if (cost > capacity()) {
       return Availability.NEVER;
     }
     if (pausedAt(nowMs)) {
@@ -294,27 +296,26 @@ public final class TokenBucket {
     boolean wasConcurrency = policy.type() == StrategyType.WHILE_IN_FLIGHT;
     boolean isConcurrency = newPolicy.type() == StrategyType.WHILE_IN_FLIGHT;
     long oldPeriod = wasConcurrency ? -1 : policy.durationMs();
-    long oldCapacity = capacity;
+    long oldCapacity = capacity();
     policy = newPolicy;
-    capacity = newPolicy.capacity();
     if (wasConcurrency && isConcurrency) {
-      long spare = tokens - debt + (capacity - oldCapacity);
+      long spare = tokens - debt + (capacity() - oldCapacity);
       if (spare >= 0) {
-        tokens = Math.min(spare, capacity);
+        tokens = Math.min(spare, capacity());
         debt = 0;
       } else {
         tokens = 0;
         debt = -spare;
       }
     } else if (isConcurrency) {
-      tokens = Math.max(0, capacity - inFlightCost);
-      debt = Math.max(0, inFlightCost - capacity);
+      tokens = Math.max(0, capacity() - inFlightCost);
+      debt = Math.max(0, inFlightCost - capacity());
     } else if (wasConcurrency) {
       debt = 0;
     }
     // A rate budget keeps what settlements left it owing across a change of rate or capacity
     // (docs/decisions.md): the new drip pays it.
-    tokens = Math.min(tokens, capacity);
+    tokens = Math.min(tokens, capacity());
     long newPeriod = newPolicy.type() == StrategyType.WHILE_IN_FLIGHT ? -1 : newPolicy.durationMs();
     if (oldPeriod != newPeriod) {
       accrued = 0;

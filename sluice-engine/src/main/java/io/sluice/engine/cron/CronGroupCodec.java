@@ -26,7 +26,9 @@ import java.util.List;
  * Times use {@link CronEntry#NONE} for "unset".
  */
 public final class CronGroupCodec {
-  private static final byte VERSION = 1;
+  /** Version 2 added a binding's partition (X3); version 1 records are still read. */
+  private static final byte VERSION = 2;
+  private static final byte VERSION_UNPARTITIONED = 1;
 
   private CronGroupCodec() {}
 
@@ -61,7 +63,7 @@ public final class CronGroupCodec {
   public static CronGroup decode(String name, byte[] record, ZoneId serverZone) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(record))) {
       byte version = in.readByte();
-      if (version != VERSION) {
+      if (version != VERSION && version != VERSION_UNPARTITIONED) {
         throw new IllegalArgumentException("unknown cron group record version " + version);
       }
       CronGroup group = new CronGroup(name, serverZone, readPause(in), readZone(in));
@@ -74,7 +76,7 @@ public final class CronGroupCodec {
         long nextMs = in.readLong();
         long lastMs = in.readLong();
         group.restore(new CronEntry(entryName, expression, zone, pause, nextMs, lastMs,
-            readTemplate(in)));
+            readTemplate(in, version)));
       }
       return group;
     } catch (IOException e) {
@@ -125,6 +127,7 @@ public final class CronGroupCodec {
     for (Binding binding : t.budgets()) {
       writeString(out, binding.key());
       out.writeLong(binding.cost());
+      writeOptionalString(out, binding.partition());
     }
     out.writeBoolean(t.unique() != null);
     if (t.unique() != null) {
@@ -139,7 +142,8 @@ public final class CronGroupCodec {
     }
   }
 
-  private static JobTemplate readTemplate(DataInputStream in) throws IOException {
+  private static JobTemplate readTemplate(DataInputStream in, byte version)
+      throws IOException {
     String type = readString(in);
     String queue = readString(in);
     int priority = in.readInt();
@@ -154,7 +158,10 @@ public final class CronGroupCodec {
     int bindingCount = in.readInt();
     List<Binding> budgets = new ArrayList<>(bindingCount);
     for (int i = 0; i < bindingCount; i++) {
-      budgets.add(new Binding(readString(in), in.readLong()));
+      String key = readString(in);
+      long cost = in.readLong();
+      String partition = version == VERSION ? readOptionalString(in) : null;
+      budgets.add(new Binding(key, partition, cost));
     }
     UniqueKey unique = null;
     if (in.readBoolean()) {

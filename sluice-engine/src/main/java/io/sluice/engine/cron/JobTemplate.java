@@ -41,7 +41,8 @@ public record JobTemplate(
    */
   public NewJob toNewJob(JobId id, long readyAtMs) {
     List<BindingRequest> requests =
-        budgets.stream().map(b -> new BindingRequest(b.key(), b.cost(), null)).toList();
+        budgets.stream()
+            .map(b -> new BindingRequest(b.key(), b.cost(), null, b.partition())).toList();
     return new NewJob(id, type, queue, priority, readyAtMs, retryLimit, backoff, retention,
         payload, requests, unique, batch);
   }

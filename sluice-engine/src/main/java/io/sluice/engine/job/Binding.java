@@ -1,22 +1,33 @@
 package io.sluice.engine.job;
 
 /**
- * A job's draw on one budget: {@code cost} tokens per dispatch. {@code settledCost} is what the
- * worker reported the latest acknowledged attempt really cost (X5), or null: it is cleared when
- * the job is dispatched again.
+ * A job's draw on one budget: {@code cost} tokens per dispatch, from the pool of
+ * {@code partition} when the budget is partitioned (X3; null otherwise). {@code settledCost} is
+ * what the worker reported the latest acknowledged attempt really cost (X5), or null: it is
+ * cleared when the job is dispatched again.
  */
-public record Binding(String key, long cost, Long settledCost) {
+public record Binding(String key, String partition, long cost, Long settledCost) {
+
+  /** A binding to a plain budget that no acknowledgement has settled. */
+  public Binding(String key, long cost) {
+    this(key, null, cost, null);
+  }
 
   /** A binding no acknowledgement has settled. */
-  public Binding(String key, long cost) {
-    this(key, cost, null);
+  public Binding(String key, String partition, long cost) {
+    this(key, partition, cost, null);
+  }
+
+  /** A binding to a plain budget. */
+  public Binding(String key, long cost, Long settledCost) {
+    this(key, null, cost, settledCost);
   }
 
   public Binding settled(long actual) {
-    return new Binding(key, cost, actual);
+    return new Binding(key, partition, cost, actual);
   }
 
   public Binding unsettled() {
-    return settledCost == null ? this : new Binding(key, cost);
+    return settledCost == null ? this : new Binding(key, partition, cost, null);
   }
 }

@@ -11,18 +11,27 @@ import java.util.Set;
 /**
  * The job filters of API.md §7.2 that need no payload, ANDed; a null set or range means "no
  * filter". A job past its purge time never matches. (The jq {@code filter} on payloads is applied
- * by the caller, which has the payloads.)
+ * by the caller, which has the payloads.) {@code budgetPartitions} (X3) narrows
+ * {@code budgetKeys}: a job matches when one binding names one of the keys and one of the
+ * partitions.
  */
 public record JobFilter(Set<JobId> ids, Set<String> queues, Set<String> types,
     Set<JobStatus> statuses, Set<String> budgetKeys, Range priority, Range readyAt,
-    Range attempts) {
+    Range attempts, Set<String> budgetPartitions) {
   public static final JobFilter ALL =
-      new JobFilter(null, null, null, null, null, null, null, null);
+      new JobFilter(null, null, null, null, null, null, null, null, null);
+
+  /** A filter that names no partition. */
+  public JobFilter(Set<JobId> ids, Set<String> queues, Set<String> types,
+      Set<JobStatus> statuses, Set<String> budgetKeys, Range priority, Range readyAt,
+      Range attempts) {
+    this(ids, queues, types, statuses, budgetKeys, priority, readyAt, attempts, null);
+  }
 
   /** A filter of set-valued parameters only. */
   public JobFilter(Set<JobId> ids, Set<String> queues, Set<String> types,
       Set<JobStatus> statuses, Set<String> budgetKeys) {
-    this(ids, queues, types, statuses, budgetKeys, null, null, null);
+    this(ids, queues, types, statuses, budgetKeys, null, null, null, null);
   }
 
   public boolean matches(Job job, long nowMs) {
@@ -62,7 +71,8 @@ public record JobFilter(Set<JobId> ids, Set<String> queues, Set<String> types,
     }
     if (budgetKeys != null) {
       for (Binding binding : budgets) {
-        if (budgetKeys.contains(binding.key())) {
+        if (budgetKeys.contains(binding.key()) && (budgetPartitions == null
+            || binding.partition() != null && budgetPartitions.contains(binding.partition()))) {
           return true;
         }
       }

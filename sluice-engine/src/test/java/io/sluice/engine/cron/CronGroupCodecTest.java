@@ -50,7 +50,8 @@ class CronGroupCodecTest {
             batched())));
     group.replace(spec, List.of(
         JobTemplate.of(job("plain"), List.of()),
-        JobTemplate.of(everyOption(), List.of(new Binding("api", 2), new Binding("db", 1))),
+        JobTemplate.of(everyOption(), List.of(new Binding("api", 2), new Binding("db", 1),
+            new Binding("per-account", "acct_42", 1))),
         JobTemplate.of(batched(), List.of())), T0);
     group.fireDue(T0 + 300_000, (template, atMs) -> true);
     group.entry("full").setPaused(false, T0 + 400_000);

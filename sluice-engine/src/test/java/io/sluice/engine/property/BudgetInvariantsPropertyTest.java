@@ -22,9 +22,12 @@ import net.jqwik.api.statistics.Statistics;
  * {@link io.sluice.engine.Engine}. {@link EngineScenario} says exactly what is checked after
  * every turn; a failure prints the shrunk scenario as a readable operation log.
  *
- * <p>Three scenario mixes: both strategies (with the default or a small global in-flight limit),
+ * <p>Four scenario mixes: both strategies (with the default or a small global in-flight limit),
  * concurrency budgets only (strict in-flight accounting, debt after narrowing, no §7 strategy
- * switches), and rate budgets only (windows, wake-ups, rate changes). The shrunk counterexamples
+ * switches), rate budgets only (windows, wake-ups, rate changes), and both strategies, durable or
+ * not, across restarts of the server (X4). Every mix has partitioned budgets (X3): a third of
+ * the policies, bindings naming "p0".."p2", pauses of one partition; invariants 1–3 and 5 then
+ * hold per pool (budget key, partition). The shrunk counterexamples
  * these found in the engine before e7dde79 are kept as {@link HeadReEvaluationRegressionTest}.
  */
 class BudgetInvariantsPropertyTest {
@@ -47,6 +50,16 @@ class BudgetInvariantsPropertyTest {
     run(EngineConfig.DEFAULT_GLOBAL_IN_FLIGHT_LIMIT, ops);
   }
 
+  /**
+   * X4: with restarts of the server in the mix, a durable rate budget never dispatches more over
+   * any window than an uninterrupted run allows (the model keeps its bucket and history across the
+   * restart), and every other bucket starts full again.
+   */
+  @Property(tries = TRIES)
+  void durableBudgetsKeepTheInvariantsAcrossRestarts(@ForAll("restarts") List<Op> ops) {
+    run(EngineConfig.DEFAULT_GLOBAL_IN_FLIGHT_LIMIT, ops);
+  }
+
   private static void run(int globalLimit, List<Op> ops) {
     EngineScenario scenario = new EngineScenario(globalLimit);
     scenario.run(ops);
@@ -54,6 +67,7 @@ class BudgetInvariantsPropertyTest {
     Statistics.label("refused admin calls").collect(scenario.refusals > 0);
     Statistics.label("wake-ups while advancing").collect(bucket(scenario.ticks));
     Statistics.label("throttled failures").collect(bucket(scenario.throttles));
+    Statistics.label("restarts").collect(bucket(scenario.restarts));
   }
 
   private static String bucket(int n) {
@@ -73,6 +87,11 @@ class BudgetInvariantsPropertyTest {
   @Provide
   Arbitrary<List<Op>> rate() {
     return Ops.scenarios(Profile.RATE_HEAVY, MAX_STEPS);
+  }
+
+  @Provide
+  Arbitrary<List<Op>> restarts() {
+    return Ops.scenarios(Profile.RESTARTS, MAX_STEPS);
   }
 
   /** The default limit (1024, never reached here) or a small one that often is. */

@@ -18,6 +18,8 @@ import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.job.Throttle;
+import io.sluice.engine.store.CommitBatch;
+import io.sluice.engine.store.MemoryJobStore;
 import io.sluice.engine.property.Ops.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -68,6 +70,12 @@ import java.util.stream.Collectors;
  *       tokens).
  * </ol>
  *
+ * <p>A partitioned budget (X3) is a pool per partition value: invariants 1–3 and 5 hold per pool,
+ * heads and strict FIFO are per pool, payment is all or nothing over every pool of a job; the
+ * budget's X1 state has no tokens or debt and sums its pools, each partition's state matches
+ * the model's pool (a fresh one when not held), and the engine forgets only idle partitions.
+ * With restarts (X4) every turn is committed to a store that a fresh engine recovers from.
+ *
  * <p>Budget administration outcomes (refusals by the shrink guard, the reference guard, merge-patch
  * validation) are predicted by the model and compared with what the engine answered.
  */
@@ -77,7 +85,10 @@ final class EngineScenario {
   private static final Comparator<Job> ORDER =
       Comparator.comparingInt((Job j) -> j.priority).thenComparing(j -> j.id);
 
-  private final Engine engine;
+  private final EngineConfig config;
+  /** Every turn is committed here; a restart recovers a fresh engine from it. */
+  private MemoryJobStore store = new MemoryJobStore();
+  private Engine engine;
   private final int globalLimit;
   private final JobIdGenerator ids = new JobIdGenerator();
   private final StringBuilder log = new StringBuilder();
@@ -99,15 +110,17 @@ final class EngineScenario {
   int refusals;
   int ticks;
   int throttles;
+  int restarts;
 
   /** @param globalLimit the engine's global in-flight limit; 0 means unlimited */
   EngineScenario(int globalLimit) {
     EngineConfig d = EngineConfig.defaults();
     // Only the scheduler batch differs from the defaults: promoting every due job in one turn
     // keeps "ready" in the model equal to "due", whatever the backlog.
-    this.engine = new Engine(new EngineConfig(d.defaultRetryLimit(), d.defaultBackoff(),
+    this.config = new EngineConfig(d.defaultRetryLimit(), d.defaultBackoff(),
         d.defaultCompletedRetentionMs(), d.defaultDeadRetentionMs(), globalLimit,
-        d.reaperIntervalMs(), 1_000_000, d.payloadCacheBytes(), d.maxBudgets()));
+        d.reaperIntervalMs(), 1_000_000, d.payloadCacheBytes(), d.maxBudgets());
+    this.engine = new Engine(config);
     this.globalLimit = globalLimit;
   }
 
@@ -144,15 +157,129 @@ final class EngineScenario {
     }
   }
 
+  /**
+   * One budget: its policy and its pools. A plain budget has one pool (under the partition
+   * {@code ""} here); a partitioned one (X3) a pool per partition value, made full on first use
+   * (paused if the whole budget is). A partition the engine forgot is forgotten here too, once
+   * checked to be idle ({@link #syncPartitions}): whether a pool is still held is visible (a §7
+   * raise of the capacity leaves a held full pool at its old capacity, a fresh one is full).
+   */
   final class Budget {
     final String key;
     ModelPolicy policy;
-    final SpecBucket bucket;
-    /** Summed cost of the in-flight jobs bound to this budget. */
-    long inFlightCost;
-    /** Dispatches charged to this budget since it was created. */
+    final boolean partitioned;
+    /** Dispatches charged to this budget (any pool) since it was created or the server started. */
     long dispatched;
-    /** (instant, cost) of every dispatch since the budget was created or last changed. */
+    /** A pause of the whole partitioned budget, which pools made during it share (X6). */
+    long pausedUntilMs = Long.MIN_VALUE;
+    final Map<String, Pool> pools = new TreeMap<>();
+
+    Budget(String key, ModelPolicy policy) {
+      this.key = key;
+      this.policy = policy;
+      this.partitioned = policy.partitioned();
+    }
+
+    /** The pool of {@code partition} as a read sees it: held, or a fresh one (not kept). */
+    Pool peek(String partition) {
+      Pool held = pools.get(partition == null ? "" : partition);
+      if (held != null) {
+        return held;
+      }
+      Pool fresh = new Pool(this, partition);
+      if (pausedUntilMs != Long.MIN_VALUE) {
+        fresh.bucket.pause(pausedUntilMs, now);
+      }
+      return fresh;
+    }
+
+    /** The pool of {@code partition} (null for a plain budget), made full on first use. */
+    Pool pool(String partition) {
+      return pools.computeIfAbsent(partition == null ? "" : partition, p -> {
+        Pool pool = new Pool(this, partition);
+        if (pausedUntilMs != Long.MIN_VALUE) {
+          pool.bucket.pause(pausedUntilMs, now);
+        }
+        return pool;
+      });
+    }
+
+    long inFlightCost() {
+      return pools.values().stream().mapToLong(p -> p.inFlightCost).sum();
+    }
+
+    void pause(long untilMs) {
+      if (partitioned) {
+        pausedUntilMs = Math.max(pausedUntilMs, untilMs);
+      } else {
+        pool(null);
+      }
+      pools.values().forEach(p -> p.bucket.pause(untilMs, now));
+    }
+
+    void resume() {
+      pausedUntilMs = Long.MIN_VALUE;
+      pools.values().forEach(p -> p.bucket.resume(now));
+    }
+
+    boolean paused() {
+      return now < pausedUntilMs || pools.values().stream().anyMatch(p -> p.bucket.paused(now));
+    }
+
+    /**
+     * A new process: nothing in flight, counts from zero, full pools unless durable (X4). A plain
+     * budget's pause is stored with it; a partitioned one keeps only its budget-wide pause (a
+     * partition's own pause is not stored, and a durable partition resumes from its T, K, D, L).
+     */
+    void restarted() {
+      dispatched = 0;
+      if (!policy.keepsTokenState()) {
+        Long plainPause = !partitioned && pools.containsKey("") && pool(null).bucket.paused(now)
+            ? pool(null).bucket.pausedUntilMs() : null;
+        pools.clear();
+        if (plainPause != null) {
+          pool(null).bucket.pause(plainPause, now);
+        }
+        return;
+      }
+      for (Pool pool : pools.values()) {
+        pool.inFlightCost = 0;
+        pool.carriesSwitchOvershoot = false;
+        pool.loweredBelowInFlight = false;
+        if (partitioned) {
+          pool.bucket.restartPause(pausedUntilMs);
+        }
+      }
+    }
+
+    void adopt(ModelPolicy newPolicy) {
+      for (Pool pool : pools.values()) {
+        pool.adopt(newPolicy);
+      }
+      policy = newPolicy;
+    }
+
+    @Override
+    public String toString() {
+      return key + " " + policy + (partitioned ? "" : " " + pool(null))
+          + (now < pausedUntilMs ? " paused until " + (pausedUntilMs - START_MS) : "")
+          + (partitioned ? pools.values().stream().map(p -> "\n  [" + p.partition + "] " + p)
+              .collect(Collectors.joining()) : "");
+    }
+  }
+
+  /** One pool of a budget: the whole of a plain one, or one partition (X3). */
+  final class Pool {
+    final Budget budget;
+    /** Null for a plain budget's pool. */
+    final String partition;
+    SpecBucket bucket;
+    /** Summed cost of the in-flight jobs bound to this pool. */
+    long inFlightCost;
+    /**
+     * (instant, cost) of every dispatch since the budget was created or last changed, and, unless
+     * it is durable, since the server last started.
+     */
     final List<long[]> dispatchesSinceChange = new ArrayList<>();
     /**
      * True from a §7 switch time_based → while_in_flight made while jobs bound to it were in
@@ -166,16 +293,24 @@ final class EngineScenario {
     /** The in-flight sum may exceed the allocation: it was lowered below it, no dispatch since. */
     boolean loweredBelowInFlight;
 
-    Budget(String key, ModelPolicy policy) {
-      this.key = key;
-      this.policy = policy;
-      this.bucket = new SpecBucket(policy, now);
+    Pool(Budget budget, String partition) {
+      this.budget = budget;
+      this.partition = partition;
+      this.bucket = new SpecBucket(budget.policy, now);
+    }
+
+    ModelPolicy policy() {
+      return budget.policy;
+    }
+
+    /** The budget key, with the partition in brackets for a partitioned budget's pool. */
+    String name() {
+      return partition == null ? budget.key : budget.key + "[" + partition + "]";
     }
 
     void adopt(ModelPolicy newPolicy) {
-      boolean fromRate = policy.timeBased();
+      boolean fromRate = budget.policy.timeBased();
       bucket.adopt(newPolicy, now, inFlightCost);
-      policy = newPolicy;
       dispatchesSinceChange.clear();
       if (newPolicy.timeBased()) {
         carriesSwitchOvershoot = false;
@@ -188,8 +323,17 @@ final class EngineScenario {
 
     @Override
     public String toString() {
-      return key + " " + bucket + " inflight=" + inFlightCost;
+      return bucket + " inflight=" + inFlightCost;
     }
+  }
+
+  private Pool poolOf(Binding binding) {
+    return budgets.get(binding.key()).pool(binding.partition());
+  }
+
+  private static String poolName(Binding binding) {
+    return binding.partition() == null ? binding.key()
+        : binding.key() + "[" + binding.partition() + "]";
   }
 
   final class Worker implements JobSink {
@@ -278,6 +422,10 @@ final class EngineScenario {
     return "b" + index;
   }
 
+  private static String partition(int index) {
+    return "p" + index;
+  }
+
   private static String queue(int index) {
     return "q" + index;
   }
@@ -309,6 +457,10 @@ final class EngineScenario {
       pauseBudget(key(pause.key()), pause.forMs());
     } else if (op instanceof Ops.Throttle throttle) {
       throttle(throttle.pick(), throttle.binding(), throttle.retryAfterMs());
+    } else if (op instanceof Ops.PausePartition pause) {
+      pausePartition(key(pause.key()), partition(pause.partition()), pause.forMs());
+    } else if (op instanceof Ops.Restart) {
+      restart();
     } else {
       throw new IllegalArgumentException("unknown operation " + op);
     }
@@ -320,12 +472,14 @@ final class EngineScenario {
   private void turn() {
     engine.runDue(now);
     Turn turn = engine.takeTurn();
+    store.commit(new CommitBatch(turn.mutations(), false));
     engine.committed(turn.newJobs(), now);
     for (Job job : jobs.values()) {
       if (job.state == State.SCHEDULED && job.readyAtMs <= now) {
         job.state = State.READY;
       }
     }
+    syncPartitions();
     Map<Worker, Set<JobId>> dispatchableAtStart = new HashMap<>();
     for (Worker worker : openWorkers) {
       Set<JobId> dispatchable = new HashSet<>();
@@ -339,6 +493,12 @@ final class EngineScenario {
       dispatchableAtStart.put(worker, dispatchable);
     }
     engine.dispatch(now);
+    if (engine.awaitsCommit()) {
+      // Jobs charged to durable budgets go out once the turn storing their state is committed.
+      Turn stateTurn = engine.takeTurn();
+      store.commit(new CommitBatch(stateTurn.mutations(), false));
+      engine.deliverCommitted(stateTurn);
+    }
     Map<Worker, List<Job>> received = takeDeliveries();
     checkAfterPass(received, dispatchableAtStart);
     checkPublishedState();
@@ -360,7 +520,7 @@ final class EngineScenario {
       worker.inbox.clear();
     }
     Map<Worker, List<Job>> received = new LinkedHashMap<>();
-    Set<String> dispatchedOn = new TreeSet<>();
+    Set<Pool> dispatchedOn = new LinkedHashSet<>();
     // A pass adds no ready job and frees no token, so heads only appear; deliveries can be taken
     // in any order in which each one heads a budget when taken (greedy finds one if any exists).
     while (!pending.isEmpty()) {
@@ -379,7 +539,7 @@ final class EngineScenario {
           Job job = jobs.get(((JobSnapshot) p[1]).id());
           Map<String, Job> heads = heads(worker.queues);
           return job + " " + job.bindings + " to " + worker + ", heads there: " + job.bindings
-              .stream().map(b -> b.key() + "→" + heads.get(b.key())).toList();
+              .stream().map(b -> poolName(b) + "→" + heads.get(poolName(b))).toList();
         }).collect(Collectors.joining("; "));
         throw new Violation("invariant 3 / §5.2 strict FIFO: delivered job(s) that head none of "
             + "their budgets among the worker's queues: " + detail);
@@ -392,18 +552,17 @@ final class EngineScenario {
     for (Map.Entry<Worker, List<Job>> e : received.entrySet()) {
       logDetail(e.getKey().name + " <- " + e.getValue());
     }
-    for (String key : dispatchedOn) {
-      Budget budget = budgets.get(key);
-      if (!budget.policy.timeBased() && !budget.carriesSwitchOvershoot) {
-        check(budget.inFlightCost <= budget.policy.allocation(), () -> "invariant 1: "
-            + "while_in_flight budget " + key + " " + budget.policy + " now has in-flight cost "
-            + budget.inFlightCost + " after dispatching on it");
+    for (Pool pool : dispatchedOn) {
+      if (!pool.policy().timeBased() && !pool.carriesSwitchOvershoot) {
+        check(pool.inFlightCost <= pool.policy().allocation(), () -> "invariant 1: "
+            + "while_in_flight budget " + pool.name() + " " + pool.policy()
+            + " now has in-flight cost " + pool.inFlightCost + " after dispatching on it");
       }
     }
     return received;
   }
 
-  private Job deliver(Worker worker, JobSnapshot snapshot, Set<String> dispatchedOn) {
+  private Job deliver(Worker worker, JobSnapshot snapshot, Set<Pool> dispatchedOn) {
     Job job = jobs.get(snapshot.id());
     String name = names.getOrDefault(snapshot.id(), snapshot.id().toString());
     check(job != null, () -> "delivered " + name + " to " + worker.name
@@ -426,18 +585,18 @@ final class EngineScenario {
           + binding.key() + ", which does not exist");
     }
     for (Binding binding : job.bindings) {
-      Budget budget = budgets.get(binding.key());
-      long before = budget.bucket.available(now);
-      check(budget.bucket.acquire(binding.cost(), now), () -> "invariant 3: delivered " + name
-          + " " + job.bindings + " though budget " + budget.key + " " + budget.policy
+      Pool pool = poolOf(binding);
+      long before = pool.bucket.available(now);
+      check(pool.bucket.acquire(binding.cost(), now), () -> "invariant 3: delivered " + name
+          + " " + job.bindings + " though budget " + pool.name() + " " + pool.policy()
           + " could not pay " + binding.cost() + " (holds " + before + ", in-flight cost "
-          + budget.inFlightCost + (budget.bucket.paused(now) ? ", paused" : "") + ")");
-      budget.inFlightCost += binding.cost();
-      budget.dispatched++;
-      dispatchedOn.add(budget.key);
-      if (budget.policy.timeBased()) {
-        budget.dispatchesSinceChange.add(new long[] {now, binding.cost()});
-        checkRate(budget, name);
+          + pool.inFlightCost + (pool.bucket.paused(now) ? ", paused" : "") + ")");
+      pool.inFlightCost += binding.cost();
+      pool.budget.dispatched++;
+      dispatchedOn.add(pool);
+      if (pool.policy().timeBased()) {
+        pool.dispatchesSinceChange.add(new long[] {now, binding.cost()});
+        checkRate(pool, name);
       }
     }
     job.state = State.IN_FLIGHT;
@@ -448,9 +607,9 @@ final class EngineScenario {
   }
 
   /** Invariant 2 over every window that ends now and starts at an earlier dispatch. */
-  private void checkRate(Budget budget, String name) {
-    ModelPolicy p = budget.policy;
-    List<long[]> history = budget.dispatchesSinceChange;
+  private void checkRate(Pool pool, String name) {
+    ModelPolicy p = pool.policy();
+    List<long[]> history = pool.dispatchesSinceChange;
     long sum = 0;
     for (int i = history.size() - 1; i >= 0; i--) {
       sum += history.get(i)[1];
@@ -458,7 +617,7 @@ final class EngineScenario {
       // sum <= C + a * w / d  ⇔  sum * d <= C * d + a * w
       if (sum * p.durationMs() > p.capacity() * p.durationMs() + p.allocation() * windowMs) {
         long total = sum;
-        throw new Violation("invariant 2: time_based budget " + budget.key + " " + p
+        throw new Violation("invariant 2: time_based budget " + pool.name() + " " + p
             + " dispatched cost " + total + " within " + windowMs + " ms (ending with " + name
             + "), more than " + p.capacity() + " + " + p.allocation() + " × " + windowMs + " / "
             + p.durationMs());
@@ -466,41 +625,113 @@ final class EngineScenario {
     }
   }
 
-  /** X1: every budget's published state agrees with a recount from the model's jobs. */
+  /**
+   * X1: every budget's published state agrees with a recount from the model's jobs and its
+   * bucket; a partitioned budget as a whole has no tokens or debt and sums its partitions, holds
+   * at least every partition that is not idle, and each partition value (held or not) reads as the
+   * model's pool of it.
+   */
   private void checkPublishedState() {
     Map<String, BudgetState> published = engine.budgetStates();
     check(published.keySet().equals(budgets.keySet()), () -> "X1: published budgets "
         + published.keySet() + ", the model holds " + budgets.keySet());
     for (Budget budget : budgets.values()) {
       BudgetState state = published.get(budget.key);
-      long waitingJobs = 0;
-      long waitingCost = 0;
-      long inFlightJobs = 0;
-      long inFlightCost = 0;
-      for (Job job : jobs.values()) {
-        for (Binding binding : job.bindings) {
-          if (!binding.key().equals(budget.key)) {
-            continue;
-          }
-          if (job.state == State.READY) {
-            waitingJobs++;
-            waitingCost += binding.cost();
-          } else if (job.state == State.IN_FLIGHT) {
-            inFlightJobs++;
-            inFlightCost += binding.cost();
-          }
-        }
-      }
-      String recount = "waiting " + waitingJobs + "/" + waitingCost + ", in flight "
-          + inFlightJobs + "/" + inFlightCost + ", tokens " + budget.bucket.available(now)
-          + ", debt " + budget.bucket.debtAt(now) + ", dispatched " + budget.dispatched;
-      String read = "waiting " + state.waitingJobs() + "/" + state.waitingCost() + ", in flight "
-          + state.inFlightJobs() + "/" + state.inFlightCost() + ", tokens "
-          + state.tokensAt(now) + ", debt " + state.debtAt(now) + ", dispatched "
-          + state.dispatched();
+      String recount = recount(budget, null, budget.partitioned ? null : budget.pool(null))
+          + ", dispatched " + budget.dispatched;
+      String read = read(state) + ", dispatched " + state.dispatched();
       check(recount.equals(read), () -> "X1: budget " + budget.key + " publishes " + read
           + "; a recount gives " + recount);
+      if (!budget.partitioned) {
+        continue;
+      }
+      check(state.partitions() == budget.pools.size(), () -> "X1: partitioned budget "
+          + budget.key + " counts " + state.partitions() + " partitions, it holds "
+          + budget.pools.keySet());
+      for (int i = 0; i < Ops.PARTITIONS; i++) {
+        String partition = partition(i);
+        BudgetState one = engine.budgetAdmin().partition(budget.key, partition, now);
+        String expected = recount(budget, partition, budget.peek(partition));
+        String got = read(one);
+        check(expected.equals(got), () -> "X1: partition " + partition + " of budget "
+            + budget.key + " reads " + got + "; the model's pool gives " + expected);
+      }
     }
+  }
+
+  /** The jobs of {@code budget} (of one partition, unless null) counted, and the pool's state. */
+  private String recount(Budget budget, String partition, Pool pool) {
+    long waitingJobs = 0;
+    long waitingCost = 0;
+    long inFlightJobs = 0;
+    long inFlightCost = 0;
+    for (Job job : jobs.values()) {
+      for (Binding binding : job.bindings) {
+        if (!binding.key().equals(budget.key)
+            || (partition != null && !partition.equals(binding.partition()))) {
+          continue;
+        }
+        if (job.state == State.READY) {
+          waitingJobs++;
+          waitingCost += binding.cost();
+        } else if (job.state == State.IN_FLIGHT) {
+          inFlightJobs++;
+          inFlightCost += binding.cost();
+        }
+      }
+    }
+    Long pausedUntil = pool == null ? (now < budget.pausedUntilMs ? budget.pausedUntilMs : null)
+        : pool.bucket.paused(now) ? (Long) pool.bucket.pausedUntilMs() : null;
+    return "waiting " + waitingJobs + "/" + waitingCost + ", in flight " + inFlightJobs + "/"
+        + inFlightCost + ", tokens " + (pool == null ? null : pool.bucket.available(now))
+        + ", debt " + (pool == null ? null : pool.bucket.debtAt(now))
+        + ", paused until " + pausedUntil;
+  }
+
+  private String read(BudgetState state) {
+    return "waiting " + state.waitingJobs() + "/" + state.waitingCost() + ", in flight "
+        + state.inFlightJobs() + "/" + state.inFlightCost() + ", tokens " + state.tokensAt(now)
+        + ", debt " + state.debtAt(now) + ", paused until " + state.pausedUntilMs(now);
+  }
+
+  /**
+   * X3: the partitions the engine holds after {@code runDue} are the model's, less those it
+   * forgot, and it forgets only idle ones; the model forgets them too.
+   */
+  private void syncPartitions() {
+    for (Job job : jobs.values()) {
+      if (job.state != State.SCHEDULED) {
+        job.bindings.forEach(this::poolOf); // the engine makes a pool when a job parks on it
+      }
+    }
+    for (Budget budget : budgets.values()) {
+      if (!budget.partitioned) {
+        continue;
+      }
+      Set<String> held = new TreeSet<>();
+      engine.budgetAdmin().partitions(budget.key, null, false, 1_000)
+          .forEach(state -> held.add(state.partition()));
+      for (String partition : held) {
+        check(budget.pools.containsKey(partition), () -> "X3: budget " + budget.key
+            + " holds partition " + partition + ", which nothing used");
+      }
+      for (Pool pool : List.copyOf(budget.pools.values())) {
+        if (!held.contains(pool.partition)) {
+          check(idle(pool), () -> "X3: budget " + budget.key + " forgot partition "
+              + pool.partition + ", which is not idle: " + pool);
+          budget.pools.remove(pool.partition);
+        }
+      }
+    }
+  }
+
+  /** What the engine may forget of a partition (X3): nothing waits or runs, full, not paused. */
+  private boolean idle(Pool pool) {
+    boolean unused = jobs.values().stream().noneMatch(j -> j.state != State.SCHEDULED
+        && j.bindings.stream().anyMatch(b -> b.key().equals(pool.budget.key)
+            && pool.partition.equals(b.partition())));
+    return unused && !pool.bucket.paused(now) && pool.bucket.debtAt(now) == 0
+        && pool.bucket.available(now) >= pool.bucket.capacity();
   }
 
   private void checkAfterPass(Map<Worker, List<Job>> received,
@@ -511,16 +742,18 @@ final class EngineScenario {
     check(globalLimit == 0 || inFlight <= globalLimit, () -> inFlight
         + " jobs in flight, over the global limit " + globalLimit);
     for (Budget budget : budgets.values()) {
-      if (budget.inFlightCost == 0) {
-        budget.carriesSwitchOvershoot = false;
+      for (Pool pool : budget.pools.values()) {
+        if (pool.inFlightCost == 0) {
+          pool.carriesSwitchOvershoot = false;
+        }
+        if (pool.inFlightCost <= budget.policy.allocation()) {
+          pool.loweredBelowInFlight = false;
+        }
+        check(budget.policy.timeBased() || pool.carriesSwitchOvershoot
+            || pool.loweredBelowInFlight || pool.inFlightCost <= budget.policy.allocation(),
+            () -> "invariant 1: while_in_flight budget " + pool.name() + " " + budget.policy
+                + " has in-flight cost " + pool.inFlightCost);
       }
-      if (budget.inFlightCost <= budget.policy.allocation()) {
-        budget.loweredBelowInFlight = false;
-      }
-      check(budget.policy.timeBased() || budget.carriesSwitchOvershoot
-          || budget.loweredBelowInFlight || budget.inFlightCost <= budget.policy.allocation(),
-          () -> "invariant 1: while_in_flight budget " + budget.key + " " + budget.policy
-              + " has in-flight cost " + budget.inFlightCost);
     }
     boolean globalRoom = globalLimit == 0 || inFlight < globalLimit;
     List<Job> ready = jobs.values().stream().filter(j -> j.state == State.READY).toList();
@@ -574,7 +807,7 @@ final class EngineScenario {
         continue;
       }
       for (Binding binding : job.bindings) {
-        heads.merge(binding.key(), job, (a, b) -> ORDER.compare(a, b) <= 0 ? a : b);
+        heads.merge(poolName(binding), job, (a, b) -> ORDER.compare(a, b) <= 0 ? a : b);
       }
     }
     return heads;
@@ -592,8 +825,8 @@ final class EngineScenario {
   private static List<String> headedBudgets(Job job, Map<String, Job> heads) {
     List<String> headed = new ArrayList<>();
     for (Binding binding : job.bindings) {
-      if (heads.get(binding.key()) == job) {
-        headed.add(binding.key());
+      if (heads.get(poolName(binding)) == job) {
+        headed.add(poolName(binding));
       }
     }
     return headed;
@@ -601,7 +834,7 @@ final class EngineScenario {
 
   private boolean affordable(Job job) {
     for (Binding binding : job.bindings) {
-      if (!budgets.get(binding.key()).bucket.canPay(binding.cost(), now)) {
+      if (!poolOf(binding).bucket.canPay(binding.cost(), now)) {
         return false;
       }
     }
@@ -610,9 +843,9 @@ final class EngineScenario {
 
   private String budgetStates(Job job) {
     return job.bindings.stream().map(b -> {
-      Budget budget = budgets.get(b.key());
-      return b.key() + ": " + budget.policy + " holds " + budget.bucket.available(now)
-          + ", in-flight cost " + budget.inFlightCost;
+      Pool pool = poolOf(b);
+      return pool.name() + ": " + pool.policy() + " holds " + pool.bucket.available(now)
+          + ", in-flight cost " + pool.inFlightCost;
     }).collect(Collectors.joining("; "));
   }
 
@@ -631,7 +864,7 @@ final class EngineScenario {
           headsByQueue.computeIfAbsent(job.queue, q -> heads(Set.of(q)))).isEmpty()) {
         long at = now;
         for (Binding binding : job.bindings) {
-          at = Math.max(at, budgets.get(binding.key()).bucket.payableAt(binding.cost(), now));
+          at = Math.max(at, poolOf(binding).bucket.payableAt(binding.cost(), now));
         }
         if (at > now && at != Long.MAX_VALUE) {
           next = Math.min(next, at);
@@ -691,7 +924,10 @@ final class EngineScenario {
 
   private void putBudget(String key, ModelPolicy policy) {
     Budget existing = budgets.get(key);
-    String refusal = existing == null ? null : shrinkRefusal(key, policy.capacity());
+    // X3: partitioned is fixed at creation, checked before the shrink guard.
+    String refusal = existing == null ? null
+        : existing.partitioned != policy.partitioned() ? "budget partitioned cannot be changed"
+        : shrinkRefusal(key, policy.capacity());
     boolean ok = expect("put " + key + " " + policy,
         () -> engine.budgetAdmin().put(key, policy.toSpec(), now),
         SluiceException.Unprocessable.class, refusal);
@@ -717,12 +953,13 @@ final class EngineScenario {
   private void patchBudget(Ops.PatchBudget patch) {
     String key = key(patch.key());
     PolicyPatch body = new PolicyPatch(patch.allocation(), patch.type(), patch.durationMs(),
-        patch.burst(), patch.clearBurst());
+        patch.burst(), patch.clearBurst(), patch.durable());
     String what = "patch " + key + " {" + (patch.allocation() == null ? "" : "allocation "
         + patch.allocation() + " ") + (patch.type() == null ? "" : patch.type() + " ")
         + (patch.durationMs() == null ? "" : "duration " + patch.durationMs() + " ")
         + (patch.burst() == null ? "" : "burst " + patch.burst() + " ")
-        + (patch.clearBurst() ? "burst null " : "") + "}";
+        + (patch.clearBurst() ? "burst null " : "")
+        + (patch.durable() == null ? "" : "durable " + patch.durable() + " ") + "}";
     Budget budget = budgets.get(key);
     if (budget == null) {
       expect(what, () -> engine.budgetAdmin().patch(key, body, now),
@@ -740,20 +977,27 @@ final class EngineScenario {
       burst = patch.clearBurst() ? null : burst != null ? burst : old.burst();
     }
     long allocation = patch.allocation() != null ? patch.allocation() : old.allocation();
+    // A merge patch leaves what it does not name as it is: durability too (X4). The first model
+    // of restarts built the merged policy without it, so a patch (of a period, say) silently made
+    // a durable budget plain in the model and the next restart refilled the model's bucket, while
+    // the engine rightly resumed the stored one.
+    boolean durable = patch.durable() != null ? patch.durable() : old.durable();
     String invalid = null;
     ModelPolicy merged = null;
     if (type.equals("time_based")) {
       if (durationMs == null) {
         invalid = "time_based budget requires duration_ms";
       } else {
-        merged = ModelPolicy.timeBased(allocation, durationMs, burst);
+        merged = ModelPolicy.timeBased(allocation, durationMs, burst).withDurable(durable)
+            .withPartitioned(old.partitioned());
       }
     } else if (durationMs != null) {
       invalid = "while_in_flight budget cannot take a duration_ms";
     } else if (burst != null) {
       invalid = "while_in_flight budget cannot take a burst";
     } else {
-      merged = ModelPolicy.whileInFlight(allocation);
+      merged = ModelPolicy.whileInFlight(allocation).withDurable(durable)
+          .withPartitioned(old.partitioned());
     }
     String refusal = invalid != null ? invalid : shrinkRefusal(key, merged.capacity());
     boolean ok = expect(what + (merged == null ? "" : " → " + merged),
@@ -798,8 +1042,11 @@ final class EngineScenario {
         ModelPolicy policy = existing != null ? existing.policy
             : planned.computeIfAbsent(key, k -> bind.createWith());
         long cost = 1 + (bind.costRaw() - 1) % policy.capacity();
-        bindingRequests.add(new BindingRequest(key, cost, bind.createWith().toSpec()));
-        bindings.add(new Binding(key, cost));
+        // A partitioned budget's binding names one of a few partitions (X3), a plain one none.
+        String partition = policy.partitioned() ? partition(bind.partition()) : null;
+        bindingRequests.add(
+            new BindingRequest(key, cost, bind.createWith().toSpec(), partition));
+        bindings.add(new Binding(key, partition, cost));
       }
       Long readyAtMs = gen.delayMs() == 0 ? null : now + gen.delayMs();
       JobId id = ids.next(now);
@@ -818,7 +1065,7 @@ final class EngineScenario {
       String verb) {
     String what = verb + " " + created.stream().map(j -> j.name + "{" + j.queue + " p"
         + j.priority + (j.bindings.isEmpty() ? "" : " " + j.bindings.stream()
-            .map(b -> b.key() + ":" + b.cost()).collect(Collectors.joining(",")))
+            .map(b -> poolName(b) + ":" + b.cost()).collect(Collectors.joining(",")))
         + (j.state == State.SCHEDULED ? " at+" + (j.readyAtMs - now) : "") + "}")
         .collect(Collectors.joining(" "))
         + planned.entrySet().stream().map(e -> ", creating " + e.getKey() + " " + e.getValue())
@@ -898,17 +1145,19 @@ final class EngineScenario {
     Job job = candidates.get(pick % candidates.size());
     List<Settlement> settlements = new ArrayList<>();
     for (int i = 0; i < job.bindings.size(); i++) {
-      settlements.add(new Settlement(job.bindings.get(i).key(), (actualRaw * (i + 1L)) % 25));
+      Binding binding = job.bindings.get(i);
+      settlements.add(new Settlement(binding.key(), (actualRaw * (i + 1L)) % 25,
+          binding.partition()));
     }
     engine.complete(job.id, settlements, now);
     logStep("ack " + job + " (held by " + job.holder.name + ") settling " + settlements);
     for (int i = 0; i < settlements.size(); i++) {
       Binding binding = job.bindings.get(i);
-      Budget budget = budgets.get(binding.key());
-      if (budget.policy.timeBased()) {
+      Pool pool = poolOf(binding);
+      if (pool.policy().timeBased()) {
         long actual = settlements.get(i).cost();
-        budget.bucket.settle(binding.cost(), actual, now);
-        budget.dispatchesSinceChange.add(new long[] {now, actual - binding.cost()});
+        pool.bucket.settle(binding.cost(), actual, now);
+        pool.dispatchesSinceChange.add(new long[] {now, actual - binding.cost()});
       }
     }
     leaveFlight(job);
@@ -968,7 +1217,23 @@ final class EngineScenario {
         () -> engine.budgetAdmin().pause(key, forMs, null, now),
         SluiceException.NotFound.class, budget == null ? "budget '" + key + "' not found" : null);
     if (ok) {
-      budget.bucket.pause(now + forMs, now);
+      budget.pause(now + forMs);
+    }
+  }
+
+  /**
+   * X6 under X3: one partition pauses (made, full, if not in use); refused for a plain budget.
+   */
+  private void pausePartition(String key, String partition, long forMs) {
+    Budget budget = budgets.get(key);
+    String refusal = budget == null ? "budget '" + key + "' not found"
+        : !budget.partitioned ? "budget " + key + " is not partitioned" : null;
+    boolean ok = expect("pause " + key + "[" + partition + "] for " + forMs + " ms",
+        () -> engine.budgetAdmin().pausePartition(key, partition, forMs, null, now),
+        budget == null ? SluiceException.NotFound.class : SluiceException.Unprocessable.class,
+        refusal);
+    if (ok) {
+      budget.pool(partition).bucket.pause(now + forMs, now);
     }
   }
 
@@ -991,15 +1256,17 @@ final class EngineScenario {
           SluiceException.Unprocessable.class, "job is not bound to budget " + key);
       return;
     }
-    String key = job.bindings.get(bindingPick % job.bindings.size()).key();
+    Binding named = job.bindings.get(bindingPick % job.bindings.size());
+    String key = named.key();
     String holder = job.holder.name;
     JobSnapshot after = engine.fail(job.id, throttled(key, retryAfterMs), now);
-    logStep("throttle " + job + " (held by " + holder + ") pausing " + key + " for "
+    logStep("throttle " + job + " (held by " + holder + ") pausing " + poolName(named) + " for "
         + retryAfterMs + " ms → " + after.status().wireName());
     check(after.status() == JobStatus.READY && after.attempts() == job.attempts,
         () -> "a throttled failure left " + job + " " + after.status() + " with attempts "
             + after.attempts() + ", expected ready with " + job.attempts);
-    budgets.get(key).bucket.pause(now + retryAfterMs, now);
+    // A partitioned budget pauses the partition the job draws on (X3), a plain one as a whole.
+    poolOf(named).bucket.pause(now + retryAfterMs, now);
     throttles++;
     leaveFlight(job);
     job.state = State.READY;
@@ -1039,10 +1306,10 @@ final class EngineScenario {
   /** The job leaves flight: concurrency budgets (by their current strategy) get it back (§5.5). */
   private void leaveFlight(Job job) {
     for (Binding binding : job.bindings) {
-      Budget budget = budgets.get(binding.key());
-      budget.inFlightCost -= binding.cost();
-      if (!budget.policy.timeBased()) {
-        budget.bucket.release(binding.cost());
+      Pool pool = poolOf(binding);
+      pool.inFlightCost -= binding.cost();
+      if (!pool.policy().timeBased()) {
+        pool.bucket.release(binding.cost());
       }
     }
     job.holder.holding.remove(job.id);
@@ -1073,6 +1340,35 @@ final class EngineScenario {
     now = target;
   }
 
+  /**
+   * The process dies after its last commit and a fresh engine recovers from the store: streams are
+   * gone, jobs in flight are ready again, and every bucket starts full (BUDGETS.md §10) except a
+   * durable rate budget's, which the model keeps exactly as an uninterrupted run has it (X4), with
+   * its dispatch history, so invariant 2 spans the restart.
+   */
+  private void restart() {
+    logStep("restart: the server dies and recovers from its store");
+    restarts++;
+    for (Worker worker : List.copyOf(openWorkers)) {
+      // The connection dies with the process; what this writes is never committed.
+      engine.closeSession(worker.session, now);
+      for (JobId id : worker.holding) {
+        Job job = jobs.get(id);
+        job.state = State.READY;
+        job.holder = null;
+      }
+      worker.holding.clear();
+      openWorkers.remove(worker);
+      closedWorkers.add(worker);
+    }
+    for (Budget budget : budgets.values()) {
+      budget.restarted();
+    }
+    store = store.reopen();
+    engine = new Engine(config);
+    engine.recoverFrom(store, now);
+  }
+
   // ---- end of scenario -----------------------------------------------------------------------
 
   /**
@@ -1088,42 +1384,59 @@ final class EngineScenario {
       turn();
     }
     for (Budget budget : budgets.values()) {
-      if (budget.bucket.paused(now)) {
+      if (budget.paused()) {
+        // Resumes the whole budget: every partition of a partitioned one too.
         engine.budgetAdmin().resume(budget.key, now);
-        budget.bucket.resume(now);
+        budget.resume();
         logStep("resume " + budget.key);
         turn();
       }
     }
     for (Budget budget : List.copyOf(budgets.values())) {
-      check(budget.inFlightCost == 0, () -> "model: " + budget + " still has in-flight cost");
+      check(budget.inFlightCost() == 0, () -> "model: " + budget + " still has in-flight cost");
       if (budget.policy.timeBased()) {
         continue;
       }
+      if (!budget.partitioned) {
+        probe(budget.pool(null));
+        continue;
+      }
+      for (int i = 0; i < Ops.PARTITIONS; i++) {
+        probe(budget.pool(partition(i)));
+      }
+    }
+  }
+
+  /** Invariant 6 for one while_in_flight pool (see {@link #finale}). */
+  private void probe(Pool pool) {
+    {
+      Budget budget = pool.budget;
       long capacity = budget.policy.allocation();
-      long held = budget.bucket.tokens();
+      long held = pool.bucket.tokens();
       // Nothing is in flight now, so the global limit is the only other cap on "at once".
       long expected = globalLimit == 0 ? held : Math.min(held, globalLimit);
       // Self-check of the model: without a §7 strategy switch, conservation (in flight + T − D
       // = allocation) gives back the full allocation once nothing is in flight. After a switch
       // from time_based the bucket holds min(T, C) instead, and a later narrowing can leave debt
       // that no release will ever pay: the spec's own outcome, which the probe then expects.
-      check(budget.switchedFromRate || (held == capacity && budget.bucket.debt() == 0),
-          () -> "model: " + budget + " lost tokens without a strategy switch");
-      String probeQueue = "probe-" + budget.key;
+      check(pool.switchedFromRate || (held == capacity && pool.bucket.debt() == 0),
+          () -> "model: " + pool.name() + " " + pool + " lost tokens without a strategy switch");
+      String probeQueue =
+          "probe-" + budget.key + (pool.partition == null ? "" : "-" + pool.partition);
       List<NewJob> requests = new ArrayList<>();
       List<Job> created = new ArrayList<>();
       for (long i = 0; i <= capacity; i++) {
         JobId id = ids.next(now);
         requests.add(new NewJob(id, "probe", probeQueue, 0, null, null, null, null, PAYLOAD,
-            List.of(new BindingRequest(budget.key, 1L, null))));
-        Job job = new Job(id, "P" + ++jobSeq, probeQueue, 0, List.of(new Binding(budget.key, 1)));
+            List.of(new BindingRequest(budget.key, 1L, null, pool.partition))));
+        Job job = new Job(id, "P" + ++jobSeq, probeQueue, 0,
+            List.of(new Binding(budget.key, pool.partition, 1)));
         job.state = State.READY;
         job.readyAtMs = now;
         created.add(job);
       }
       step++;
-      submit(requests, created, Map.of(), "probe " + budget + ":");
+      submit(requests, created, Map.of(), "probe " + pool.name() + " " + pool + ":");
       turn();
       step++;
       // A prefetch that holds every probe job: the budget and the global limit are the caps.
@@ -1136,7 +1449,7 @@ final class EngineScenario {
       turn();
       int got = dispatches - before;
       check(got == expected, () -> "invariant 6: once nothing was in flight, while_in_flight "
-          + "budget " + budget.key + " " + budget.policy + " dispatched " + got + " of "
+          + "budget " + pool.name() + " " + budget.policy + " dispatched " + got + " of "
           + (capacity + 1) + " cost-1 probe jobs at once; expected " + expected + ": it should "
           + "hold " + held + (held == capacity ? " (its allocation)" : " (carried over by a §7 "
           + "switch)") + (expected < held ? ", capped by the global in-flight limit" : "")

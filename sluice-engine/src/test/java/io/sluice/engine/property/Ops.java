@@ -18,6 +18,8 @@ final class Ops {
 
   static final int BUDGET_KEYS = 4;
   static final int QUEUES = 3;
+  /** Partition values "p0".."p2" of a partitioned budget (X3). */
+  static final int PARTITIONS = 3;
 
   sealed interface Op {}
 
@@ -27,9 +29,12 @@ final class Ops {
   /** POST /budgets/{key}: create, never overwrite. */
   record CreateBudget(int key, ModelPolicy policy) implements Op {}
 
-  /** PATCH /budgets/{key}; null fields are absent, {@code clearBurst} is {@code "burst": null}. */
+  /**
+   * PATCH /budgets/{key}; null fields are absent, {@code clearBurst} is {@code "burst": null};
+   * {@code durable} (X4) is sent only in durable profiles.
+   */
   record PatchBudget(int key, Long allocation, String type, Long durationMs, Long burst,
-      boolean clearBurst) implements Op {}
+      boolean clearBurst, Boolean durable) implements Op {}
 
   record DeleteBudget(int key) implements Op {}
 
@@ -65,6 +70,12 @@ final class Ops {
    */
   record Throttle(int pick, int binding, long retryAfterMs) implements Op {}
 
+  /** POST /budgets/{key}/partitions/{partition}/pause {"for_ms": forMs} (X6 under X3). */
+  record PausePartition(int key, int partition, long forMs) implements Op {}
+
+  /** The server process dies and starts again on the same store (X4: durable buckets resume). */
+  record Restart() implements Op {}
+
   enum FailKind {
     RETRY_IN_PAST,
     RETRY_NOW,
@@ -76,23 +87,35 @@ final class Ops {
   /** {@code delayMs} 0 means ready now, else {@code ready_at} that far in the future. */
   record JobGen(int queue, int priority, List<BindGen> bindings, int delayMs) {}
 
-  /** A binding to budget {@code key}; the cost is {@code 1 + (costRaw - 1) % capacity}. */
-  record BindGen(int key, int costRaw, ModelPolicy createWith) {}
+  /**
+   * A binding to budget {@code key}; the cost is {@code 1 + (costRaw - 1) % capacity}; to a
+   * partitioned budget it names partition {@code partition} (X3).
+   */
+  record BindGen(int key, int costRaw, ModelPolicy createWith, int partition) {}
 
-  /** Relative weights of the operations, and which strategies the budgets may have. */
+  /**
+   * Relative weights of the operations, and which strategies the budgets may have; with
+   * {@code durable}, policies are durable or not at random (X4); with {@code partitioned}, about
+   * one policy in three is partitioned (X3).
+   */
   record Profile(int put, int create, int patch, int delete, int enqueue, int openWorker,
-      int ack, int settle, int fail, int close, int advance, int pause, int throttle,
-      boolean timeBased, boolean concurrency, int maxBindings) {
-    static final Profile MIXED =
-        new Profile(6, 2, 6, 2, 25, 6, 12, 6, 8, 4, 20, 2, 4, true, true, 3);
-    static final Profile CONCURRENCY_ONLY =
-        new Profile(6, 2, 8, 2, 25, 6, 16, 4, 8, 6, 12, 2, 4, false, true, 3);
-    static final Profile RATE_HEAVY =
-        new Profile(4, 2, 4, 1, 25, 5, 10, 8, 6, 3, 30, 2, 4, true, false, 3);
+      int ack, int settle, int fail, int close, int advance, int pause, int pausePartition,
+      int throttle, int restart, boolean timeBased, boolean concurrency, boolean durable,
+      boolean partitioned, int maxBindings) {
+    static final Profile MIXED = new Profile(6, 2, 6, 2, 25, 6, 12, 6, 8, 4, 20, 2, 1, 4, 0,
+        true, true, false, true, 3);
+    static final Profile CONCURRENCY_ONLY = new Profile(6, 2, 8, 2, 25, 6, 16, 4, 8, 6, 12, 2, 1,
+        4, 0, false, true, false, true, 3);
+    static final Profile RATE_HEAVY = new Profile(4, 2, 4, 1, 25, 5, 10, 8, 6, 3, 30, 2, 1, 4, 0,
+        true, false, false, true, 3);
+    /** Rate and concurrency budgets, durable or not, across restarts of the server. */
+    static final Profile RESTARTS = new Profile(4, 2, 4, 1, 25, 8, 12, 4, 6, 3, 30, 2, 1, 3, 5,
+        true, true, true, true, 3);
 
     Profile withMaxBindings(int max) {
       return new Profile(put, create, patch, delete, enqueue, openWorker, ack, settle, fail,
-          close, advance, pause, throttle, timeBased, concurrency, max);
+          close, advance, pause, pausePartition, throttle, restart, timeBased, concurrency,
+          durable, partitioned, max);
     }
   }
 
@@ -130,7 +153,11 @@ final class Ops {
         Tuple.of(p.advance(), advance()),
         Tuple.of(p.pause(), Combinators.combine(key(), pauseMs()).as(PauseBudget::new)),
         Tuple.of(p.throttle(), Combinators.combine(pick(), pick(), pauseMs())
-            .as(Throttle::new)));
+            .as(Throttle::new)),
+        Tuple.of(p.pausePartition(), Combinators.combine(key(),
+            Arbitraries.integers().between(0, PARTITIONS - 1), pauseMs())
+            .as(PausePartition::new)),
+        Tuple.of(p.restart(), Arbitraries.just(new Restart())));
   }
 
   /** Pauses of 0 ms (no pause at all) to 2 minutes, most of them short. */
@@ -171,10 +198,16 @@ final class Ops {
         Arbitraries.longs().between(1, 5), duration(),
         Arbitraries.longs().between(1, 8).injectNull(0.5))
         .as(ModelPolicy::timeBased);
-    if (p.timeBased() && p.concurrency()) {
-      return Arbitraries.oneOf(concurrency, rate);
-    }
-    return p.timeBased() ? rate : concurrency;
+    Arbitrary<ModelPolicy> either = p.timeBased() && p.concurrency()
+        ? Arbitraries.oneOf(concurrency, rate)
+        : p.timeBased() ? rate : concurrency;
+    Arbitrary<ModelPolicy> durable = p.durable()
+        ? Combinators.combine(either, Arbitraries.of(true, false)).as(ModelPolicy::withDurable)
+        : either;
+    return p.partitioned()
+        ? Combinators.combine(durable, Arbitraries.of(true, false, false))
+            .as(ModelPolicy::withPartitioned)
+        : durable;
   }
 
   static Arbitrary<Op> patch(Profile p) {
@@ -195,17 +228,23 @@ final class Ops {
     Arbitrary<Boolean> clearBurst = p.timeBased()
         ? Arbitraries.frequency(Tuple.of(9, false), Tuple.of(1, true))
         : Arbitraries.just(false);
+    // Absent (left as it is) most of the time; in durable profiles sometimes turned on or off.
+    Arbitrary<Boolean> durable = p.durable()
+        ? Arbitraries.frequency(Tuple.of(6, "-"), Tuple.of(1, "on"), Tuple.of(1, "off"))
+            .map(d -> d.equals("-") ? null : (Boolean) d.equals("on"))
+        : Arbitraries.just((Boolean) null);
     return Combinators.combine(key(), Arbitraries.longs().between(1, 8).injectNull(0.4), type,
-            durationMs, burst, clearBurst)
-        .as((key, allocation, t, d, b, clear) -> new PatchBudget(key, allocation,
+            durationMs, burst, clearBurst, durable)
+        .as((key, allocation, t, d, b, clear, dur) -> new PatchBudget(key, allocation,
             t.equals("-") ? null : t, d,
             clear ? null : b, // JSON cannot say "burst": null and "burst": n at once
-            clear));
+            clear, dur));
   }
 
   static Arbitrary<JobGen> job(Profile p) {
     Arbitrary<BindGen> binding = Combinators.combine(key(),
-        Arbitraries.integers().between(1, 8), policy(p)).as(BindGen::new);
+        Arbitraries.integers().between(1, 8), policy(p),
+        Arbitraries.integers().between(0, PARTITIONS - 1)).as(BindGen::new);
     return Combinators.combine(
         Arbitraries.integers().between(0, QUEUES - 1),
         Arbitraries.integers().between(0, 3),

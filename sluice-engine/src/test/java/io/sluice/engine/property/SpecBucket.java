@@ -89,6 +89,19 @@ final class SpecBucket {
     lastRefillMs = Math.max(lastRefillMs, nowMs);
   }
 
+  /** The end of the latest pause, or {@link Long#MIN_VALUE}. */
+  long pausedUntilMs() {
+    return pausedUntilMs;
+  }
+
+  /**
+   * After a restart (X4): the pause is what the store kept, {@code untilMs} (a partition's own
+   * pause is not stored), set as is: the stored T, K, D and L are those of before.
+   */
+  void restartPause(long untilMs) {
+    pausedUntilMs = untilMs;
+  }
+
   boolean paused(long nowMs) {
     return nowMs < pausedUntilMs;
   }

@@ -349,7 +349,8 @@ public abstract class JobStoreContract {
     void roundTripsBudgetBindingsUniqueKeyAndBatch() {
       JobSnapshot job = new JobSnapshot(ids.next(T0), "digest", "q", 1, JobStatus.READY, T0, 0,
           null, null, null, Job.NONE, Job.NONE, Job.NONE, Job.NONE, null,
-          List.of(new Binding("img", 3), new Binding("api:☃", 1)),
+          List.of(new Binding("img", 3), new Binding("api:☃", 1),
+              new Binding("per-account", "acct_☃", 2)),
           new UniqueKey("order-42", UniqueKey.Scope.ACTIVE),
           new BatchConfig("digest-7", ".count < 10", ".items + $new.items"));
       commit(new Mutation.PutJob(job));
@@ -806,6 +807,16 @@ public abstract class JobStoreContract {
 
       restart();
       assertThat(budgets()).containsExactly(paused);
+    }
+
+    @Test
+    void keepsWhetherABudgetIsPartitioned() {
+      BudgetView partitioned = new BudgetView("per-account",
+          new BudgetPolicy(2, StrategyType.WHILE_IN_FLIGHT, 0, null), true, T0, T0, null);
+      commit(new Mutation.PutBudget(partitioned));
+
+      restart();
+      assertThat(budgets()).containsExactly(partitioned);
     }
 
     @Test

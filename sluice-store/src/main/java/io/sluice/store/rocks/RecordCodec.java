@@ -22,22 +22,27 @@ import java.util.List;
  */
 final class RecordCodec {
   /**
-   * Version 3 added each binding's flags and settled cost (X5) and the number of error records
-   * (X6: a throttled failure adds one without counting an attempt); version 2 records (bindings,
-   * nothing settled, as many error records as attempts, which always held before throttling) and
-   * version 1 records (no bindings) are still read.
+   * Version 3 added each binding's flags, with its partition (X3) and settled cost (X5), and the
+   * number of error records (X6: a throttled failure adds one without counting an attempt);
+   * version 2 records (bindings, nothing settled, as many error records as attempts, which
+   * always held before throttling) and version 1 records (no bindings) are still read.
    */
   private static final int JOB_FORMAT = 3;
   private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
   /** A binding's flags (format 3): a settled cost follows. */
   private static final int HAS_SETTLED_COST = 1;
+  /** A binding's flags (format 3): a partition follows. */
+  private static final int HAS_PARTITION = 2;
   /**
-   * Version 3 added {@code durable} (X4), version 2 the end of the budget's pause (X6); records of
-   * versions 1 and 2 are still read (not durable; version 1 not paused).
+   * Version 3 added the budget's flags, {@code durable} (X4) and {@code partitioned} (X3);
+   * version 2 the end of the budget's pause (X6); records of versions 1 and 2 are still read
+   * (plain, not durable; version 1 not paused).
    */
   private static final int BUDGET_FORMAT = 3;
   private static final int BUDGET_FORMAT_PAUSABLE = 2;
+  private static final int BUDGET_DURABLE = 1;
+  private static final int BUDGET_PARTITIONED = 2;
   private static final int BUDGET_FORMAT_UNPAUSED = 1;
   private static final int BUCKET_STATE_FORMAT = 1;
   /** Version 2 added whether the failure was throttled (X6); version 1 records were not. */
@@ -91,9 +96,13 @@ final class RecordCodec {
     out.writeInt(job.budgets().size());
     for (Binding binding : job.budgets()) {
       out.writeString(binding.key()).writeLong(binding.cost())
-          .writeByte(binding.settledCost() != null ? HAS_SETTLED_COST : 0);
+          .writeByte((binding.settledCost() != null ? HAS_SETTLED_COST : 0)
+              | (binding.partition() != null ? HAS_PARTITION : 0));
       if (binding.settledCost() != null) {
         out.writeLong(binding.settledCost());
+      }
+      if (binding.partition() != null) {
+        out.writeString(binding.partition());
       }
     }
     if (job.unique() != null) {
@@ -141,7 +150,8 @@ final class RecordCodec {
         long cost = in.readLong();
         int bindingFlags = format == JOB_FORMAT ? in.readByte() : 0;
         Long settledCost = (bindingFlags & HAS_SETTLED_COST) != 0 ? in.readLong() : null;
-        budgets.add(new Binding(key, cost, settledCost));
+        String partition = (bindingFlags & HAS_PARTITION) != 0 ? in.readString() : null;
+        budgets.add(new Binding(key, partition, cost, settledCost));
       }
     }
     UniqueKey unique = (flags & HAS_UNIQUE) != 0
@@ -169,7 +179,8 @@ final class RecordCodec {
         .writeLong(budget.updatedAtMs())
         .writeByte(budget.pausedUntilMs() == null ? 0 : 1)
         .writeLong(budget.pausedUntilMs() == null ? 0 : budget.pausedUntilMs())
-        .writeByte(policy.durable() ? 1 : 0)
+        .writeByte((policy.durable() ? BUDGET_DURABLE : 0)
+            | (budget.partitioned() ? BUDGET_PARTITIONED : 0))
         .toByteArray();
   }
 
@@ -193,10 +204,11 @@ final class RecordCodec {
       long until = in.readLong();
       pausedUntilMs = paused ? until : null;
     }
-    boolean durable = format == BUDGET_FORMAT && in.readByte() == 1;
-    BudgetPolicy policy =
-        new BudgetPolicy(allocation, type, durationMs, hasBurst ? burst : null, durable);
-    return new BudgetView(key, policy, createdAtMs, updatedAtMs, pausedUntilMs);
+    int budgetFlags = format == BUDGET_FORMAT ? in.readByte() : 0;
+    BudgetPolicy policy = new BudgetPolicy(allocation, type, durationMs,
+        hasBurst ? burst : null, (budgetFlags & BUDGET_DURABLE) != 0);
+    return new BudgetView(key, policy, (budgetFlags & BUDGET_PARTITIONED) != 0, createdAtMs,
+        updatedAtMs, pausedUntilMs);
   }
 
   static byte[] encodeBucketState(BucketState state) {

@@ -9,8 +9,9 @@ import io.sluice.engine.budget.StrategyType;
 import org.junit.jupiter.api.Test;
 
 /**
- * Budget records across the format changes that added the end of a pause (X6) and {@code durable}
- * (X4), and the token state records of durable budgets.
+ * Budget records across the format changes that added the end of a pause (X6), then
+ * {@code durable} (X4) and {@code partitioned} (X3), and the token state records of durable
+ * budgets.
  */
 class BudgetRecordTest {
   private static final BudgetPolicy POLICY =
@@ -31,6 +32,33 @@ class BudgetRecordTest {
 
     assertThat(RecordCodec.decodeBudget("old", firstFormat))
         .isEqualTo(new BudgetView("old", POLICY, 1_000, 2_000));
+  }
+
+  @Test
+  void aRecordWrittenBeforePartitionsExistedReadsAsPlain() {
+    byte[] secondFormat = new RecordWriter()
+        .writeByte(2)
+        .writeLong(10)
+        .writeByte(StrategyType.TIME_BASED.ordinal())
+        .writeLong(60_000)
+        .writeByte(1)
+        .writeLong(20)
+        .writeLong(1_000)
+        .writeLong(2_000)
+        .writeByte(1)
+        .writeLong(90_000)
+        .toByteArray();
+
+    assertThat(RecordCodec.decodeBudget("old", secondFormat))
+        .isEqualTo(new BudgetView("old", POLICY, false, 1_000, 2_000, 90_000L));
+  }
+
+  @Test
+  void partitionedBudgetsRoundTrip() {
+    BudgetView partitioned = new BudgetView("per-account", POLICY, true, 1_000, 2_000, null);
+
+    assertThat(RecordCodec.decodeBudget("per-account", RecordCodec.encodeBudget(partitioned)))
+        .isEqualTo(partitioned);
   }
 
   @Test

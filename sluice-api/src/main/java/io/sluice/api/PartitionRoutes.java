@@ -1,0 +1,118 @@
+package io.sluice.api;
+
+import io.sluice.api.http.Exchange;
+import io.sluice.api.http.PathSegments;
+import io.sluice.api.http.Router;
+import io.sluice.api.wire.BudgetWire;
+import io.sluice.api.wire.Fields;
+import io.sluice.engine.budget.BudgetState;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpMethod;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The partitions of a partitioned budget (X3): the ones in use, a page at a time by partition
+ * value, one partition's state (a partition not in use reads as a fresh, full one), and pausing
+ * or resuming one partition (X6). Partitions live only in the engine, so every answer is an
+ * engine call.
+ */
+final class PartitionRoutes {
+  private static final Set<String> NO_PARAMS = Set.of();
+  private static final Set<String> PAGE_PARAMS = Set.of("from", "order", "limit");
+
+  private final EngineGateway engine;
+  private final InstantSource clock;
+
+  PartitionRoutes(EngineGateway engine, InstantSource clock) {
+    this.engine = engine;
+    this.clock = clock;
+  }
+
+  void register(Router router) {
+    router
+        .add(HttpMethod.GET, "/budgets/{key}/partitions", (ex, p) -> list(ex, p.get(0)))
+        .add(HttpMethod.GET, "/budgets/{key}/partitions/{partition}",
+            (ex, p) -> get(ex, p.get(0), p.get(1)))
+        .add(HttpMethod.POST, "/budgets/{key}/partitions/{partition}/pause",
+            (ex, p) -> pause(ex, p.get(0), p.get(1)))
+        .add(HttpMethod.POST, "/budgets/{key}/partitions/{partition}/resume",
+            (ex, p) -> resume(ex, p.get(0), p.get(1)));
+  }
+
+  private void list(Exchange ex, String key) {
+    MultiMap query = ex.query(PAGE_PARAMS);
+    ex.responseFormat();
+    boolean descending = Pagination.descending(query.get("order"));
+    int limit = Pagination.limit(query.get("limit"));
+    String from = query.get("from");
+    boolean hasFrom = from != null && !from.isEmpty();
+    ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin()
+        .partitions(key, hasFrom ? from : null, descending, limit + 1)), page -> {
+          boolean more = page.size() > limit;
+          List<BudgetState> shown = more ? page.subList(0, limit) : page;
+          String base = "/budgets/" + PathSegments.encode(key) + "/partitions?";
+          String order = descending ? "desc" : "asc";
+          long asOfMs = clock.millis();
+          ex.send(200, gen -> {
+            gen.writeStartObject();
+            gen.writeArrayFieldStart("partitions");
+            for (BudgetState state : shown) {
+              BudgetWire.writePartition(gen, state, asOfMs);
+            }
+            gen.writeEndArray();
+            gen.writeObjectFieldStart("pages");
+            gen.writeStringField("self", base + (hasFrom ? "from=" + PathSegments.encode(from)
+                + "&" : "") + "order=" + order + "&limit=" + limit);
+            if (more) {
+              gen.writeStringField("next", base + "from="
+                  + PathSegments.encode(shown.get(shown.size() - 1).partition())
+                  + "&order=" + order + "&limit=" + limit);
+            } else {
+              gen.writeNullField("next");
+            }
+            if (hasFrom && !shown.isEmpty()) {
+              gen.writeStringField("prev", base + "from="
+                  + PathSegments.encode(shown.get(0).partition())
+                  + "&order=" + (descending ? "asc" : "desc") + "&limit=" + limit);
+            } else {
+              gen.writeNullField("prev");
+            }
+            gen.writeEndObject();
+            gen.writeEndObject();
+          });
+        });
+  }
+
+  private void get(Exchange ex, String key, String partition) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin().partition(key, partition, nowMs)),
+        state -> send(ex, state));
+  }
+
+  private void pause(Exchange ex, String key, String partition) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(ex.body(), body -> {
+      BudgetWire.PauseRequest pause =
+          BudgetWire.pauseRequest(new Fields(ex.requestFormat(), ""), body);
+      ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin()
+          .pausePartition(key, partition, pause.forMs(), pause.untilMs(), nowMs)),
+          state -> send(ex, state));
+    });
+  }
+
+  private void resume(Exchange ex, String key, String partition) {
+    ex.query(NO_PARAMS);
+    ex.responseFormat();
+    ex.respond(engine.call((eng, nowMs) ->
+        eng.budgetAdmin().resumePartition(key, partition, nowMs)), state -> send(ex, state));
+  }
+
+  private void send(Exchange ex, BudgetState state) {
+    long asOfMs = clock.millis();
+    ex.send(200, gen -> BudgetWire.writePartition(gen, state, asOfMs));
+  }
+}
