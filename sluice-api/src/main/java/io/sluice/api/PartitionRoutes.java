@@ -5,6 +5,7 @@ import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
 import io.sluice.api.wire.BudgetWire;
 import io.sluice.api.wire.Fields;
+import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.BudgetState;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
@@ -20,7 +21,7 @@ import java.util.Set;
  */
 final class PartitionRoutes {
   private static final Set<String> NO_PARAMS = Set.of();
-  private static final Set<String> PAGE_PARAMS = Set.of("from", "order", "limit");
+  private static final Set<String> PAGE_PARAMS = Set.of("from", "order", "limit", "sort");
 
   private final EngineGateway engine;
   private final InstantSource clock;
@@ -44,6 +45,11 @@ final class PartitionRoutes {
   private void list(Exchange ex, String key) {
     MultiMap query = ex.query(PAGE_PARAMS);
     ex.responseFormat();
+    String sort = query.get("sort");
+    if (sort != null && !sort.isEmpty()) {
+      busiest(ex, key, sort, query);
+      return;
+    }
     boolean descending = Pagination.descending(query.get("order"));
     int limit = Pagination.limit(query.get("limit"));
     String from = query.get("from");
@@ -79,6 +85,41 @@ final class PartitionRoutes {
             } else {
               gen.writeNullField("prev");
             }
+            gen.writeEndObject();
+            gen.writeEndObject();
+          });
+        });
+  }
+
+  /**
+   * {@code ?sort=waiting}: the partitions with the most waiting jobs, most first, one page of
+   * {@code limit} (a scan of every partition, for a dashboard; no cursor to page on).
+   */
+  private void busiest(Exchange ex, String key, String sort, MultiMap query) {
+    if (!sort.equals("waiting")) {
+      throw new SluiceException.InvalidRequest(
+          "invalid query parameters: sort must be \"waiting\"");
+    }
+    if (query.get("from") != null || query.get("order") != null) {
+      throw new SluiceException.InvalidRequest(
+          "invalid query parameters: sort=waiting takes no from or order");
+    }
+    int limit = Pagination.limit(query.get("limit"));
+    ex.respond(engine.call((eng, nowMs) -> eng.budgetAdmin().busiestPartitions(key, limit)),
+        busiest -> {
+          long asOfMs = clock.millis();
+          ex.send(200, gen -> {
+            gen.writeStartObject();
+            gen.writeArrayFieldStart("partitions");
+            for (BudgetState state : busiest) {
+              BudgetWire.writePartition(gen, state, asOfMs);
+            }
+            gen.writeEndArray();
+            gen.writeObjectFieldStart("pages");
+            gen.writeStringField("self", "/budgets/" + PathSegments.encode(key)
+                + "/partitions?sort=waiting&limit=" + limit);
+            gen.writeNullField("next");
+            gen.writeNullField("prev");
             gen.writeEndObject();
             gen.writeEndObject();
           });

@@ -164,6 +164,17 @@ public final class BudgetAdmin {
         .map(BudgetState::ofPartition).toList();
   }
 
+  /**
+   * {@code GET /budgets/{key}/partitions?sort=waiting} (X3, for the dashboard): up to
+   * {@code limit} partitions with the most waiting jobs, most first. A scan of every partition
+   * held, so it is for a person looking, not for every request.
+   */
+  public List<BudgetState> busiestPartitions(String key, int limit) {
+    Budget budget = existing(key);
+    checkPartitioned(budget);
+    return budget.busiestPartitions(limit).stream().map(BudgetState::ofPartition).toList();
+  }
+
   private Budget partitionedBudget(String key, String partition) {
     Budget budget = existing(key);
     checkPartitioned(budget);

@@ -264,6 +264,20 @@ class PartitionedBudgetTest {
     }
 
     @Test
+    void theBusiestPartitionsAreThoseWithTheMostWaitingJobs() {
+      h.budget("per-account", partitioned(whileInFlight(1)));
+      for (String account : List.of("c", "a", "c", "b", "c", "b", "d")) {
+        h.enqueue(job("q").partition("per-account", account));
+      }
+
+      List<BudgetState> busiest = h.turn((engine, nowMs) ->
+          engine.budgetAdmin().busiestPartitions("per-account", 3));
+
+      assertThat(busiest).extracting(BudgetState::partition).containsExactly("c", "b", "a");
+      assertThat(busiest).extracting(BudgetState::waitingJobs).containsExactly(3, 2, 1);
+    }
+
+    @Test
     void whyAJobWaitsNamesItsPartitionAndCountsOnlyItsJobsAhead() {
       h.budget("per-account", partitioned(timeBased(1, Duration.ofSeconds(1))));
       h.openWorker("q", 10);
@@ -522,6 +536,24 @@ class PartitionedBudgetTest {
       d.advanceMs(500);
       d.runDue();
       assertThat(storedStates()).containsOnlyKeys("per-account\0b");
+    }
+
+    @Test
+    void aResetDeletesEveryStoredTokenStatePlainOrPartitioned() {
+      d.budget("per-account", durableRate);
+      d.budget("plain", new PolicySpec(2, "time_based", 1_000L, null, true));
+      d.openWorker("q", 100);
+      d.enqueue(job("q").partition("per-account", "a"));
+      d.enqueue(job("q").budget("plain"));
+      assertThat(d.dispatch()).hasSize(2);
+      assertThat(storedStates()).containsOnlyKeys("per-account\0a", "plain");
+
+      d.turn((engine, nowMs) -> {
+        engine.reset(nowMs);
+        return null;
+      });
+      assertThat(storedStates()).isEmpty();
+      assertThat(d.budgets().list()).isEmpty();
     }
 
     @Test

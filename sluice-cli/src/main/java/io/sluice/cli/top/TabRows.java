@@ -79,10 +79,13 @@ final class TabRows {
           : "in " + TextFormat.duration(Math.max(0, row.nextTokenAtMs() - nowMs));
       String paused = row.pausedUntilMs() == null ? "-"
           : "until " + TextFormat.instant(row.pausedUntilMs());
-      String available = row.tokens() + "/" + row.capacity()
-          + (row.debt() > 0 ? " -" + row.debt() : "");
-      String text = NO_MARK + TextFormat.pad(row.key(), keyWidth) + "  "
-          + TextFormat.bar(row.tokens(), row.capacity(), TOKEN_BAR_CELLS) + "  "
+      boolean partitioned = row.partitions() != null;
+      String available = partitioned ? TextFormat.count(row.partitions()) + " parts"
+          : row.tokens() + "/" + row.capacity() + (row.debt() > 0 ? " -" + row.debt() : "");
+      String tokens = partitioned
+          ? TextFormat.pad("per partition", TOKEN_BAR_CELLS + 2)
+          : TextFormat.bar(row.tokens(), row.capacity(), TOKEN_BAR_CELLS);
+      String text = NO_MARK + TextFormat.pad(row.key(), keyWidth) + "  " + tokens + "  "
           + TextFormat.padLeft(available, 13) + "  "
           + TextFormat.padLeft(TextFormat.count(row.inFlightJobs()), 9) + "  "
           + TextFormat.padLeft(TextFormat.count(row.waitingJobs()), 9) + "  "

@@ -2,6 +2,7 @@ package io.sluice.cli.http;
 
 import static io.sluice.cli.http.BudgetClient.boundJob;
 import static io.sluice.cli.http.BudgetClient.timeBased;
+import static io.sluice.cli.http.BudgetClient.whileInFlight;
 import static io.sluice.cli.http.ServerFixture.id;
 import static io.sluice.cli.http.ServerFixture.job;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -266,6 +267,26 @@ class DashboardBrowserTest {
         By.cssSelector(card + " .paused-badge")));
     JsonNode resumed = server.get("/budgets/" + key + "?state=true").json();
     assertThat(resumed.at("/state/paused_until").isNull()).isTrue();
+  }
+
+  @Test
+  void aPartitionedBudgetShowsItsBusiestPartitions() {
+    String queue = ServerFixture.uniqueName("tenants");
+    String key = queue + "-per-account";
+    budgets.define(key, PartitionedBudgetHttpTest.partitioned(whileInFlight(1)));
+    for (String account : List.of("acct_7", "acct_3", "acct_7", "acct_7", "acct_3", "acct_9")) {
+      server.enqueue(PartitionedBudgetHttpTest.jobOn(queue, key, account));
+    }
+    open("budgets");
+    String card = ".budget.partitioned[data-key='" + key + "']";
+    awaitText(By.cssSelector(card + " [data-figure='partitions']"), "3");
+    await(By.cssSelector(card + " table.busiest tr[data-partition='acct_7']"));
+
+    List<String> rows = browser.findElements(By.cssSelector(card + " table.busiest tbody tr"))
+        .stream().map(row -> row.getAttribute("data-partition")).toList();
+    assertThat(rows).containsExactly("acct_7", "acct_3", "acct_9");
+    assertThat(text(By.cssSelector(card + " tr[data-partition='acct_7'] td:nth-child(2)")))
+        .isEqualTo("3");
   }
 
   @Test

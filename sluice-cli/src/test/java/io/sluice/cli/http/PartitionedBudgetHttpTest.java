@@ -459,6 +459,28 @@ class PartitionedBudgetHttpTest {
           .isEqualTo(1);
     }
 
+    @Test
+    void theBusiestPartitionsComeFirstWithSortWaiting() {
+      String queue = uniqueName("busiest");
+      String key = queue + "-per-account";
+      budgets.define(key, partitioned(whileInFlight(1)));
+      for (String account : List.of("c", "a", "c", "b", "c", "b")) {
+        server.enqueue(jobOn(queue, key, account));
+      }
+      String base = path(key) + "/partitions";
+
+      JsonNode busiest = server.get(base + "?sort=waiting&limit=2").json();
+      assertThat(partitions(busiest)).containsExactly("c", "b");
+      assertThat(busiest.at("/partitions/0/state/waiting/jobs").longValue()).isEqualTo(3);
+      assertThat(busiest.at("/pages/self").textValue())
+          .isEqualTo(base + "?sort=waiting&limit=2");
+      assertThat(busiest.at("/pages/next").isNull()).isTrue();
+      assertThat(server.get(base + "?sort=tokens").json().get("error").textValue())
+          .isEqualTo("invalid query parameters: sort must be \"waiting\"");
+      assertThat(server.get(base + "?sort=waiting&from=a").json().get("error").textValue())
+          .isEqualTo("invalid query parameters: sort=waiting takes no from or order");
+    }
+
     private List<String> partitions(JsonNode page) {
       List<String> values = new ArrayList<>();
       for (JsonNode partition : page.get("partitions")) {

@@ -3,6 +3,8 @@ package io.sluice.cli.top;
 import static io.sluice.cli.top.FeedMessages.NOW_MS;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,6 +125,21 @@ class ScreenRendererTest {
         + "AVAIL  IN FLIGHT    WAITING  NEXT TOKEN  PAUSED");
     assertThat(screen.get(5).text()).isEqualTo("  partner-api  [##########----------]         "
         + "  5/10          2         57     in 1.5s  -");
+  }
+
+  @Test
+  void aPartitionedBudgetShowsItsPartitionsInsteadOfABar() {
+    keys.press(Key.of(Key.Kind.TAB));
+    keys.press(Key.of(Key.Kind.TAB));
+    JsonNode message = FeedMessages.budgets("per-account", 0, 10, 57, null);
+    ObjectNode budget = (ObjectNode) message.get("budgets").get(0);
+    budget.put("partitioned", true);
+    ((ObjectNode) budget.get("state")).putNull("tokens").put("partitions", 1_234);
+    model.apply(message, NOW_MS);
+    List<Line> screen = ScreenRenderer.render(model, WIDTH, HEIGHT, NOW_MS);
+
+    assertThat(screen.get(5).text()).isEqualTo("  per-account  per partition          "
+        + "   1,234 parts          2         57           -  -");
   }
 
   @Test

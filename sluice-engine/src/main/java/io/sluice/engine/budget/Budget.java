@@ -5,8 +5,10 @@ import io.sluice.engine.job.Job;
 import io.sluice.engine.Names;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.NavigableMap;
+import java.util.PriorityQueue;
 import java.util.TreeMap;
 
 /**
@@ -127,6 +129,31 @@ public final class Budget {
       page.add(each);
     }
     return page;
+  }
+
+  /**
+   * Up to {@code limit} held pools with the most waiting jobs, most first (ties by partition
+   * value): one pass over the partitions keeping the best few, for a dashboard's "busiest".
+   */
+  public List<Pool> busiestPartitions(int limit) {
+    if (partitions == null) {
+      return List.of();
+    }
+    Comparator<Pool> busiestFirst = Comparator.comparingInt(Pool::parkedCount).reversed()
+        .thenComparing(Pool::partition, Names.BYTE_ORDER);
+    PriorityQueue<Pool> best = new PriorityQueue<>(limit + 1, busiestFirst.reversed());
+    for (Pool each : partitions.values()) {
+      if (each.parkedCount() == 0) {
+        continue;
+      }
+      best.add(each);
+      if (best.size() > limit) {
+        best.poll();
+      }
+    }
+    List<Pool> busiest = new ArrayList<>(best);
+    busiest.sort(busiestFirst);
+    return busiest;
   }
 
   /** The bucket of a plain budget's only pool. */
