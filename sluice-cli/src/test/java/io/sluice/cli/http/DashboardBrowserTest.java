@@ -281,6 +281,9 @@ class DashboardBrowserTest {
     String card = ".budget.partitioned[data-key='" + key + "']";
     awaitText(By.cssSelector(card + " [data-figure='partitions']"), "3");
     await(By.cssSelector(card + " table.busiest tr[data-partition='acct_7']"));
+    browser.executeScript("arguments[0].scrollIntoView()",
+        browser.findElement(By.cssSelector(card)));
+    HeadlessChromium.screenshot(browser, "dashboard-budget-partitions");
 
     List<String> rows = browser.findElements(By.cssSelector(card + " table.busiest tbody tr"))
         .stream().map(row -> row.getAttribute("data-partition")).toList();
