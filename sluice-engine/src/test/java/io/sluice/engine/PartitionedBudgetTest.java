@@ -184,6 +184,36 @@ class PartitionedBudgetTest {
     }
 
     @Test
+    void aPartitionLeftOwingDebtIsForgottenOnceTheDripHasPaidItAndFilledIt() {
+      h.budget("per-account", partitioned(timeBased(10, Duration.ofSeconds(10))));
+      h.openWorker("q", 10);
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+      assertThat(h.dispatch()).hasSize(1);
+      // It really cost 20: the 9 tokens left pay part of it, 10 are owed. A token a second.
+      h.turn((engine, nowMs) -> {
+        engine.complete(a1.id(), List.of(new Settlement("per-account", 20, "a")), nowMs);
+        return null;
+      });
+
+      assertThat(h.engine().nextDeadlineMs()).isEqualTo(h.nowMs() + 20_000);
+      step(19_999);
+      assertThat(state("per-account").partitions()).isEqualTo(1);
+      step(1);
+      assertThat(state("per-account").partitions()).isZero();
+    }
+
+    @Test
+    void theEngineIsWokenWhenAQuietPartitionMayBeForgotten() {
+      h.budget("per-account", partitioned(timeBased(2, Duration.ofSeconds(1))));
+      h.openWorker("q", 10);
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+      assertThat(h.dispatch()).hasSize(1);
+      h.ack(a1.id());
+
+      assertThat(h.engine().nextDeadlineMs()).isEqualTo(h.nowMs() + 500);
+    }
+
+    @Test
     void aForgottenPartitionComesBackFull() {
       h.budget("per-account", partitioned(whileInFlight(2)));
       h.openWorker("q", 10);
@@ -338,6 +368,21 @@ class PartitionedBudgetTest {
       assertThat(state("per-account").pausedUntilMs(h.nowMs())).isEqualTo(h.nowMs() + 1_000);
       step(1_000);
       assertThat(dispatchedIds()).containsExactly(id(a), id(b));
+    }
+
+    @Test
+    void resumingAPartitionDoesNotLiftAPauseOfTheWholeBudget() {
+      h.budget("per-account", partitioned(whileInFlight(1)));
+      h.openWorker("q", 10);
+      h.turn((engine, nowMs) -> engine.budgetAdmin().pause("per-account", 1_000L, null, nowMs));
+      JobSnapshot a1 = h.enqueue(job("q").partition("per-account", "a"));
+
+      h.turn((engine, nowMs) -> engine.budgetAdmin().resumePartition("per-account", "a", nowMs));
+      assertThat(h.dispatch()).isEmpty();
+      assertThat(partitionState("per-account", "a").pausedUntilMs(h.nowMs()))
+          .isEqualTo(h.nowMs() + 1_000);
+      step(1_000);
+      assertThat(dispatchedIds()).containsExactly(id(a1));
     }
 
     @Test

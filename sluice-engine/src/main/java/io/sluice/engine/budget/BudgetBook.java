@@ -199,13 +199,20 @@ public final class BudgetBook {
     return pool;
   }
 
-  /** Ends one partition's pause at once; a partition not held is not paused. */
+  /**
+   * Ends one partition's own pause at once; a pause of the whole budget still holds it, as it
+   * holds a partition made now, so a resumed partition and a forgotten one behave alike.
+   */
   public void resumePartition(Budget budget, String partition, long nowMs) {
     Pool pool = budget.poolIfHeld(partition);
     if (pool == null) {
       return;
     }
     pool.bucket().resume(nowMs);
+    Long budgetPause = budget.view().pausedUntilMs();
+    if (budgetPause != null && nowMs < budgetPause) {
+      pool.bucket().pause(budgetPause, nowMs);
+    }
     markTokenStateChanged(pool);
     publisher.changed(budget);
     wake(pool, nowMs);
@@ -508,9 +515,12 @@ public final class BudgetBook {
     return true;
   }
 
-  /** The earliest armed wake-up, or {@link Long#MAX_VALUE}. */
+  /**
+   * The earliest armed wake-up or look at a quiet partition (so an idle one is forgotten on
+   * time even on a quiet server), or {@link Long#MAX_VALUE}.
+   */
   public long nextWakeMs() {
-    return verdicts.nextWakeMs();
+    return Math.min(verdicts.nextWakeMs(), quietPools.nextDueMs());
   }
 
   /** Looks again at every head whose wake-up instant has come. */

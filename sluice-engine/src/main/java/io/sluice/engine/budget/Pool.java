@@ -30,6 +30,8 @@ public final class Pool {
   private long inFlightCost;
   /** Dispatches charged to this pool since it was made. */
   private long dispatchedTotal;
+  /** When {@link QuietPools} looks at this pool next; {@link Long#MAX_VALUE} while not watched. */
+  long quietCheckAtMs = Long.MAX_VALUE;
   /**
    * Heads (of this or another pool) last found unable to pay because of this pool; a release,
    * refill or policy change here looks at them again. Entries may be stale: they are checked.
@@ -224,7 +226,7 @@ public final class Pool {
    * full as a new one and not paused. Such a partition may be forgotten.
    */
   boolean idleAt(long nowMs) {
-    return empty() && bucket.debt() == 0 && !bucket.pausedAt(nowMs)
+    return empty() && bucket.debtAt(nowMs) == 0 && !bucket.pausedAt(nowMs)
         && bucket.tokensAt(nowMs) >= bucket.policy().capacity();
   }
 

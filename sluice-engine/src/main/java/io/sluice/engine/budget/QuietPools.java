@@ -6,8 +6,9 @@ import java.util.function.Consumer;
 /**
  * Partition pools that no job waits on or runs in, by the instant they may next be idle (full and
  * not paused), so that they are forgotten then (X3: memory is held only for active partitions).
- * Entries are checked when due, never trusted: a pool that got a job again is simply dropped,
- * and enters again when it empties.
+ * A pool is watched once, at its earliest instant ({@link Pool#quietCheckAtMs}): a partition that
+ * empties after every job adds nothing while it is watched. Entries are checked when due, never
+ * trusted: a pool that got a job again is dropped, and enters again when it empties.
  */
 final class QuietPools {
   private record Entry(long atMs, Pool pool) {}
@@ -17,7 +18,22 @@ final class QuietPools {
 
   /** The pool just emptied (or its pause changed): look at it once it may be idle. */
   void watch(Pool pool, long nowMs) {
-    due.add(new Entry(pool.idleFrom(nowMs), pool));
+    long atMs = pool.idleFrom(nowMs);
+    if (atMs < pool.quietCheckAtMs) {
+      pool.quietCheckAtMs = atMs;
+      due.add(new Entry(atMs, pool));
+    }
+  }
+
+  /** Entries waiting to be looked at (one per watched pool, and any superseded ones). */
+  int watched() {
+    return due.size();
+  }
+
+  /** The earliest instant a watched pool is looked at, or {@link Long#MAX_VALUE}. */
+  long nextDueMs() {
+    Entry first = due.peek();
+    return first == null ? Long.MAX_VALUE : first.atMs();
   }
 
   /**
@@ -26,7 +42,12 @@ final class QuietPools {
    */
   void forgetIdle(long nowMs, Consumer<Pool> forgotten) {
     while (!due.isEmpty() && due.peek().atMs() <= nowMs) {
-      Pool pool = due.poll().pool();
+      Entry entry = due.poll();
+      Pool pool = entry.pool();
+      if (entry.atMs() != pool.quietCheckAtMs) {
+        continue; // superseded by an earlier look
+      }
+      pool.quietCheckAtMs = Long.MAX_VALUE;
       Budget budget = pool.budget();
       if (budget.poolIfHeld(pool.partition()) != pool || !pool.empty()) {
         continue;
@@ -34,11 +55,8 @@ final class QuietPools {
       if (pool.idleAt(nowMs)) {
         budget.forget(pool);
         forgotten.accept(pool);
-        continue;
-      }
-      long next = pool.idleFrom(nowMs);
-      if (next > nowMs) {
-        due.add(new Entry(next, pool)); // paused again or spent since: later
+      } else if (pool.idleFrom(nowMs) > nowMs) {
+        watch(pool, nowMs); // paused again or spent since: later
       }
     }
   }
