@@ -56,7 +56,9 @@ final class EngineState {
           .append(" unfinished=").append(budget.unfinishedCount())
           .append(" max-cost=").append(budget.maxUnfinishedCost()).append('\n');
       // A partition left with no job is forgotten in its own time; only the busy ones are state.
-      for (Pool pool : budget.pools()) {
+      List<Pool> pools = new ArrayList<>(budget.pools());
+      pools.sort(Comparator.comparing(pool -> pool.partition() == null ? "" : pool.partition()));
+      for (Pool pool : pools) {
         String name = pool.partition() == null ? "" : " partition " + pool.partition();
         new TreeMap<>(pool.waitingQueues()).forEach((queue, waiting) -> out.append("  waiting")
             .append(name).append(' ').append(queue).append(' ').append(ids(waiting))

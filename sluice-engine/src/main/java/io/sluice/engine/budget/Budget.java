@@ -6,8 +6,8 @@ import io.sluice.engine.Names;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.NavigableMap;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
 
@@ -27,8 +27,13 @@ public final class Budget {
   private long updatedAtMs;
   /** The only pool of a plain budget; null for a partitioned one. */
   private final Pool pool;
-  /** A partitioned budget's pools in use, by partition value in byte order; null when plain. */
-  private final TreeMap<String, Pool> partitions;
+  /**
+   * A partitioned budget's pools in use, by partition value; null when plain. A hash map: every
+   * park, dispatch and release looks a pool up, while only an operator's listing needs them in
+   * order (a sorted map cost the enqueue of a job on its own partition a quarter more, measured
+   * with a million partitions).
+   */
+  private final HashMap<String, Pool> partitions;
   /**
    * The end of a pause of the whole partitioned budget (X6), which pools made during it share;
    * {@link TokenBucket#NOT_PAUSED} when none.
@@ -54,7 +59,7 @@ public final class Budget {
     this.createdAtMs = createdAtMs;
     this.updatedAtMs = updatedAtMs;
     this.pool = partitioned ? null : new Pool(this, null, new TokenBucket(policy, nowMs));
-    this.partitions = partitioned ? new TreeMap<>(Names.BYTE_ORDER) : null;
+    this.partitions = partitioned ? new HashMap<>() : null;
   }
 
   public String key() {
@@ -112,24 +117,33 @@ public final class Budget {
     return partitions == null ? 0 : partitions.size();
   }
 
-  /** Up to {@code limit} held pools after {@code after} (exclusive; null: from the first). */
+  /**
+   * Up to {@code limit} held pools after {@code after} (exclusive; null: from the first), in the
+   * byte order of their values or its reverse: one pass over the partitions keeping the first
+   * few, for an operator's listing.
+   */
   public List<Pool> partitionsAfter(String after, boolean descending, int limit) {
     if (partitions == null) {
       return List.of();
     }
-    NavigableMap<String, Pool> view = descending ? partitions.descendingMap() : partitions;
-    if (after != null) {
-      view = view.tailMap(after, false);
-    }
-    List<Pool> page = new ArrayList<>(Math.min(limit, view.size()));
-    for (Pool each : view.values()) {
-      if (page.size() == limit) {
-        break;
+    Comparator<String> values = descending ? Names.BYTE_ORDER.reversed() : Names.BYTE_ORDER;
+    Comparator<Pool> listed = Comparator.comparing(Pool::partition, values);
+    PriorityQueue<Pool> first = new PriorityQueue<>(Math.min(limit, 1_024) + 1,
+        listed.reversed());
+    for (Pool each : partitions.values()) {
+      if (after != null && values.compare(each.partition(), after) <= 0) {
+        continue;
       }
-      page.add(each);
+      first.add(each);
+      if (first.size() > limit) {
+        first.poll();
+      }
     }
+    List<Pool> page = new ArrayList<>(first);
+    page.sort(listed);
     return page;
   }
+
 
   /**
    * Up to {@code limit} held pools with the most waiting jobs, most first (ties by partition
