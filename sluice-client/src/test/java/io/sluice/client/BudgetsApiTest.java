@@ -14,33 +14,20 @@ import io.sluice.client.model.Job;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.JobStatus;
 import io.sluice.client.model.StrategyType;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Budget CRUD (BUDGETS.md §8.1–8.6) and the binding routes (§8.7). */
-class BudgetsApiTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
+class BudgetsApiTest extends SharedServerTest {
   static BudgetsApi budgets;
   static BindingsApi bindings;
 
   @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
+  static void apis() {
     budgets = client.budgets();
     bindings = client.bindings();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
   }
 
   private static String job(String queue) {

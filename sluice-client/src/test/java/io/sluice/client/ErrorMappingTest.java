@@ -12,33 +12,14 @@ import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.JobStatus;
 import io.sluice.client.model.Range;
 import java.net.http.HttpClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Error statuses become typed exceptions carrying the server's message (API.md §3.6). */
-class ErrorMappingTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class ErrorMappingTest extends SharedServerTest {
   private static void assertFails(ThrowingCallable call, Class<? extends SluiceException> type,
       int status, String message) {
     assertThatThrownBy(call).isInstanceOf(type).satisfies(e -> {

@@ -12,35 +12,22 @@ import io.sluice.client.model.JobStatus;
 import io.sluice.client.model.Order;
 import io.sluice.client.model.Page;
 import io.sluice.client.model.Range;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Every filter of API.md §7.2, ordering and the page links of §7.3. */
-class JobQueryTest {
-  @TempDir static Path dir;
-  static TestServer server;
+class JobQueryTest extends SharedServerTest {
   static JobsApi jobs;
-  static SluiceClient client;
 
   @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
+  static void apis() {
     jobs = client.jobs();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
   }
 
   private static List<String> ids(JobQuery query) {

@@ -17,35 +17,22 @@ import io.sluice.client.model.JobStatus;
 import io.sluice.client.model.Order;
 import io.sluice.client.model.Page;
 import io.sluice.client.model.Retention;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-class JobsApiTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
+class JobsApiTest extends SharedServerTest {
   static JobsApi jobs;
 
   record Email(String to, int attempt) {}
 
   @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
+  static void apis() {
     jobs = client.jobs();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
   }
 
   static EnqueueRequest simple(String queue) {

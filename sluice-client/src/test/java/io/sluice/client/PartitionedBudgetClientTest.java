@@ -19,7 +19,6 @@ import io.sluice.client.model.JobWait;
 import io.sluice.client.model.Page;
 import io.sluice.client.model.Retention;
 import io.sluice.client.model.Settlement;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,32 +27,14 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Partitioned budgets (X3) from the Java client, against a real server: the policy flag, bindings
  * naming a partition, the partitions and their state, pausing one partition, why a job waits,
  * filtering by partition, changing a binding, and settling and throttling a partition.
  */
-class PartitionedBudgetClientTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class PartitionedBudgetClientTest extends SharedServerTest {
   private static EnqueueRequest on(String queue, BudgetBinding... bindings) {
     return EnqueueRequest.builder(queue, "call", Map.of("n", 1))
         .budgets(bindings)

@@ -11,36 +11,17 @@ import io.sluice.client.model.Job;
 import io.sluice.client.model.JobStatus;
 import io.sluice.client.model.Retention;
 import io.sluice.client.model.Settlement;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Acknowledging with the real cost (X5) from the client, against a real server: single, bulk and
  * failure acknowledgements, a refused settlement, and a worker whose handler reports its costs.
  * The budgets drip one token every six minutes, so the tests see only what they settle.
  */
-class SettlementClientTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class SettlementClientTest extends SharedServerTest {
   private static String budget(String queue) {
     String key = queue + "-llm";
     client.budgets().put(key, BudgetPolicy.rate(10, Duration.ofHours(1)));

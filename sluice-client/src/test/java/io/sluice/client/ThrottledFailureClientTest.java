@@ -12,7 +12,6 @@ import io.sluice.client.model.Job;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.JobStatus;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,28 +19,10 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Reporting throttling (X6) from the Java client, against a real server. */
-class ThrottledFailureClientTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class ThrottledFailureClientTest extends SharedServerTest {
   /** A concurrency budget of its own and one job of a queue of its own bound to it. */
   private static Job boundJob(String queue, String budget) {
     client.budgets().put(budget, BudgetPolicy.concurrency(1));

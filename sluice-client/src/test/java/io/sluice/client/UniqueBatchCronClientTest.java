@@ -15,31 +15,12 @@ import io.sluice.client.model.EnqueueRequest;
 import io.sluice.client.model.Job;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.UniqueWhile;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Client methods for unique jobs, batches and cron (API.md §4.5, §4.6, §9). */
-class UniqueBatchCronClientTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class UniqueBatchCronClientTest extends SharedServerTest {
   @Test
   void uniqueKeyDeduplicatesWhileQueued() {
     String queue = TestServer.uniqueName("unique");

@@ -10,32 +10,13 @@ import io.sluice.client.model.BudgetWithState;
 import io.sluice.client.model.EnqueueRequest;
 import io.sluice.client.model.Job;
 import io.sluice.client.model.JobWait;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The client's view of Sluice's live budget state (X1) and wait reasons (X2). */
-class WaitAndStateTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
-
+class WaitAndStateTest extends SharedServerTest {
   @Test
   void aBudgetsStateAndWhyItsSecondJobWaits() {
     String queue = TestServer.uniqueName("wait");

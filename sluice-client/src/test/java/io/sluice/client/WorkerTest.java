@@ -7,7 +7,6 @@ import io.sluice.client.model.ErrorRecord;
 import io.sluice.client.model.Job;
 import io.sluice.client.model.JobQuery;
 import io.sluice.client.model.JobStatus;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,29 +19,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** Handler routing, payload mapping, outcomes and the prefetch bound. */
-class WorkerTest {
-  @TempDir static Path dir;
-  static TestServer server;
-  static SluiceClient client;
-
+class WorkerTest extends SharedServerTest {
   record Email(String to, String subject) {}
-
-  @BeforeAll
-  static void startServer() {
-    server = TestServer.start(dir);
-    client = server.client();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    server.close();
-  }
 
   static Worker.Builder worker(String queue) {
     return Worker.builder(client).queues(queue).concurrency(4)

@@ -40,7 +40,7 @@ public record TlsFiles(Path dir) {
     return dir.resolve("client-" + name + "-key.pem");
   }
 
-  SSLContext trustOnly() throws Exception {
+  public SSLContext trustOnly() throws Exception {
     return context(caCert(), null, null);
   }
 

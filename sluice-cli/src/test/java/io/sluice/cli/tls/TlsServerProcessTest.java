@@ -194,6 +194,23 @@ class TlsServerProcessTest {
   }
 
   @Test
+  void theDashboardAndItsApiAreServedOnlyToAClientWithTheAdminCertificate() throws Exception {
+    TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
+    SluiceProcess server = serveAdminMutualTls(admin);
+    String base = "https://127.0.0.1:" + server.adminPort();
+    HttpClient operator = client(admin.clientContext("operator"), HttpClient.Version.HTTP_1_1);
+
+    HttpResponse<String> page = get(operator, URI.create(base + "/"));
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(
+        type -> assertThat(type).startsWith("text/html"));
+    assertThat(get(operator, URI.create(base + "/api/budgets")).body())
+        .isEqualTo("{\"budgets\":[]}");
+    assertThatThrownBy(() -> get(client(admin.trustOnly(), HttpClient.Version.HTTP_1_1),
+        URI.create(base + "/"))).isInstanceOf(IOException.class);
+  }
+
+  @Test
   void backupAndCompactTalkToAnAdminListenerThatRequiresAClientCertificate() throws Exception {
     TlsFiles admin = TlsFiles.init(dir.resolve("admin-tls"), "operator");
     SluiceProcess server = serveAdminMutualTls(admin);
