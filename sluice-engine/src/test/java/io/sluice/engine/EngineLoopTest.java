@@ -3,6 +3,8 @@ package io.sluice.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.engine.budget.BindingRequest;
+import io.sluice.engine.budget.PolicySpec;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
@@ -15,6 +17,7 @@ import io.sluice.engine.store.Mutation;
 import io.sluice.engine.store.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -131,6 +134,48 @@ class EngineLoopTest {
     JobSnapshot delivered = worker.poll(5, TimeUnit.SECONDS);
     assertThat(delivered).isNotNull();
     assertThat(delivered.id()).isEqualTo(enqueued.get(5, TimeUnit.SECONDS).get(0).id());
+  }
+
+  @Test
+  void everyDeliveryChargedToADurableBudgetFollowsAWriteOfItsTokenState() throws Exception {
+    start(false, false);
+    loop.call((engine, nowMs) -> engine.budgetAdmin().put("durable",
+        new PolicySpec(1_000, "time_based", 60_000L, null, true), nowMs));
+    List<Long> stateWritesAtDelivery = new CopyOnWriteArrayList<>();
+    BlockingQueue<JobSnapshot> received = new LinkedBlockingQueue<>();
+    loop.call((engine, nowMs) -> engine.openSession(java.util.Set.of("q"), 0, jobs -> {
+      stateWritesAtDelivery.add(stateWrites());
+      received.addAll(jobs);
+    }));
+
+    List<CompletableFuture<List<JobSnapshot>>> enqueued = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      NewJob job = new NewJob(ids.next(System.currentTimeMillis()), "t", "q",
+          NewJob.DEFAULT_PRIORITY, null, null, null, null,
+          "{}".getBytes(StandardCharsets.UTF_8), List.of(new BindingRequest("durable", 1L, null)));
+      enqueued.add(loop.submit(EngineLoop.Kind.ENQUEUE,
+          (engine, nowMs) -> engine.enqueue(List.of(job), nowMs)));
+    }
+    for (CompletableFuture<List<JobSnapshot>> each : enqueued) {
+      each.get(5, TimeUnit.SECONDS);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (received.size() < 200 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+
+    assertThat(received).hasSize(200);
+    // Each dispatch pass charged the budget and so wrote its state once before delivering: the
+    // n-th delivery comes after at least n writes of the state.
+    for (int n = 0; n < stateWritesAtDelivery.size(); n++) {
+      assertThat(stateWritesAtDelivery.get(n)).as("state writes before delivery %d", n + 1)
+          .isGreaterThanOrEqualTo(n + 1L);
+    }
+  }
+
+  private long stateWrites() {
+    return store.batches.stream().filter(batch -> batch.mutations().stream()
+        .anyMatch(Mutation.PutBucketState.class::isInstance)).count();
   }
 
   @Test
