@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * One budget: its stored policy, its pools of tokens and the costs of its unfinished jobs. A plain
@@ -92,14 +93,35 @@ public final class Budget {
     }
     Pool found = partitions.get(partition);
     if (found == null) {
-      TokenBucket bucket = new TokenBucket(policy, nowMs);
-      if (partitionsPausedUntilMs != TokenBucket.NOT_PAUSED) {
-        bucket.pause(partitionsPausedUntilMs, nowMs);
-      }
-      found = new Pool(this, partition, bucket);
+      found = freshPool(partition, nowMs);
       partitions.put(partition, found);
     }
     return found;
+  }
+
+  /**
+   * The pool a partition not in use would get: full, under the budget's policy, paused while the
+   * whole budget is. Not held: {@link #pool} holds it when a job needs it.
+   */
+  Pool freshPool(String partition, long nowMs) {
+    Pool fresh = new Pool(this, partition, new TokenBucket(policy, nowMs));
+    holdToBudgetPause(fresh, nowMs);
+    return fresh;
+  }
+
+  /**
+   * Ends one partition's own pause; a pause of the whole budget still holds it, as it holds a
+   * partition made now, so a resumed partition and a re-made one behave alike.
+   */
+  void resumePartition(Pool partitionPool, long nowMs) {
+    partitionPool.bucket().resume(nowMs);
+    holdToBudgetPause(partitionPool, nowMs);
+  }
+
+  private void holdToBudgetPause(Pool partitionPool, long nowMs) {
+    if (partitionsPausedUntilMs != TokenBucket.NOT_PAUSED) {
+      partitionPool.bucket().pause(partitionsPausedUntilMs, nowMs);
+    }
   }
 
   /** The pool of {@code partition} if it is in use (always, for a plain budget), else null. */
@@ -119,55 +141,43 @@ public final class Budget {
 
   /**
    * Up to {@code limit} held pools after {@code after} (exclusive; null: from the first), in the
-   * byte order of their values or its reverse: one pass over the partitions keeping the first
-   * few, for an operator's listing.
+   * byte order of their values or its reverse, for an operator's listing.
    */
   public List<Pool> partitionsAfter(String after, boolean descending, int limit) {
-    if (partitions == null) {
-      return List.of();
-    }
     Comparator<String> values = descending ? Names.BYTE_ORDER.reversed() : Names.BYTE_ORDER;
-    Comparator<Pool> listed = Comparator.comparing(Pool::partition, values);
-    PriorityQueue<Pool> first = new PriorityQueue<>(Math.min(limit, 1_024) + 1,
-        listed.reversed());
-    for (Pool each : partitions.values()) {
-      if (after != null && values.compare(each.partition(), after) <= 0) {
-        continue;
-      }
-      first.add(each);
-      if (first.size() > limit) {
-        first.poll();
-      }
-    }
-    List<Pool> page = new ArrayList<>(first);
-    page.sort(listed);
-    return page;
+    return firstPartitions(Comparator.comparing(Pool::partition, values), limit,
+        each -> after == null || values.compare(each.partition(), after) > 0);
   }
-
 
   /**
    * Up to {@code limit} held pools with the most waiting jobs, most first (ties by partition
-   * value): one pass over the partitions keeping the best few, for a dashboard's "busiest".
+   * value), for a dashboard's "busiest".
    */
   public List<Pool> busiestPartitions(int limit) {
+    return firstPartitions(Comparator.comparingInt(Pool::parkedCount).reversed()
+        .thenComparing(Pool::partition, Names.BYTE_ORDER), limit, each -> each.parkedCount() > 0);
+  }
+
+  /**
+   * The first {@code limit} held pools that {@code keep} accepts, in {@code order}: one pass over
+   * the partitions keeping the best few in a bounded heap, never a sort of them all.
+   */
+  private List<Pool> firstPartitions(Comparator<Pool> order, int limit, Predicate<Pool> keep) {
     if (partitions == null) {
       return List.of();
     }
-    Comparator<Pool> busiestFirst = Comparator.comparingInt(Pool::parkedCount).reversed()
-        .thenComparing(Pool::partition, Names.BYTE_ORDER);
-    PriorityQueue<Pool> best = new PriorityQueue<>(limit + 1, busiestFirst.reversed());
+    PriorityQueue<Pool> best = new PriorityQueue<>(Math.min(limit, 1_024) + 1, order.reversed());
     for (Pool each : partitions.values()) {
-      if (each.parkedCount() == 0) {
-        continue;
-      }
-      best.add(each);
-      if (best.size() > limit) {
-        best.poll();
+      if (keep.test(each)) {
+        best.add(each);
+        if (best.size() > limit) {
+          best.poll();
+        }
       }
     }
-    List<Pool> busiest = new ArrayList<>(best);
-    busiest.sort(busiestFirst);
-    return busiest;
+    List<Pool> first = new ArrayList<>(best);
+    first.sort(order);
+    return first;
   }
 
   /** The bucket of a plain budget's only pool. */

@@ -65,12 +65,7 @@ public final class BudgetState {
    * budget is.
    */
   public static BudgetState ofFreshPartition(Budget budget, String partition, long nowMs) {
-    TokenBucket bucket = new TokenBucket(budget.policy(), nowMs);
-    Long pausedUntil = budget.view().pausedUntilMs();
-    if (pausedUntil != null) {
-      bucket.pause(pausedUntil, nowMs);
-    }
-    return new BudgetState(budget.view(), new Pool(budget, partition, bucket));
+    return new BudgetState(budget.view(), budget.freshPool(partition, nowMs));
   }
 
   /** Partitions held in memory (X3); 0 for a plain budget. */
