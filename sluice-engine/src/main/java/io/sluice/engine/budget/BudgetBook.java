@@ -157,11 +157,7 @@ public final class BudgetBook {
 
   /** Replaces the policy, adjusting the live bucket (§7), then looks at its heads again. */
   public void replace(Budget budget, BudgetPolicy policy, long nowMs) {
-    keepPreImage(budget);
-    budget.replace(policy, nowMs);
-    publisher.changed(budget);
-    markTokenStateChanged(budget);
-    wake(budget, nowMs);
+    changeBuckets(budget, nowMs, () -> budget.replace(policy, nowMs));
   }
 
   /**
@@ -169,17 +165,21 @@ public final class BudgetBook {
    * is dispatched and its drip stops; its heads are looked at again, to wait for the end.
    */
   public void pause(Budget budget, long untilMs, long nowMs) {
-    keepPreImage(budget);
-    budget.pause(untilMs, nowMs);
-    publisher.changed(budget);
-    markTokenStateChanged(budget);
-    wake(budget, nowMs);
+    changeBuckets(budget, nowMs, () -> budget.pause(untilMs, nowMs));
   }
 
   /** Ends the budget's pause at once (every partition's, for a partitioned budget). */
   public void resume(Budget budget, long nowMs) {
+    changeBuckets(budget, nowMs, () -> budget.resume(nowMs));
+  }
+
+  /**
+   * Applies a change to every bucket of the budget: keeps the pre-image a rollback needs, then
+   * publishes the budget, marks its token state for the turn's commit and looks at its heads.
+   */
+  private void changeBuckets(Budget budget, long nowMs, Runnable change) {
     keepPreImage(budget);
-    budget.resume(nowMs);
+    change.run();
     publisher.changed(budget);
     markTokenStateChanged(budget);
     wake(budget, nowMs);
@@ -199,20 +199,13 @@ public final class BudgetBook {
     return pool;
   }
 
-  /**
-   * Ends one partition's own pause at once; a pause of the whole budget still holds it, as it
-   * holds a partition made now, so a resumed partition and a forgotten one behave alike.
-   */
+  /** Ends one partition's own pause at once ({@link Budget#resumePartition}). */
   public void resumePartition(Budget budget, String partition, long nowMs) {
     Pool pool = budget.poolIfHeld(partition);
     if (pool == null) {
       return;
     }
-    pool.bucket().resume(nowMs);
-    Long budgetPause = budget.view().pausedUntilMs();
-    if (budgetPause != null && nowMs < budgetPause) {
-      pool.bucket().pause(budgetPause, nowMs);
-    }
+    budget.resumePartition(pool, nowMs);
     markTokenStateChanged(pool);
     publisher.changed(budget);
     wake(pool, nowMs);
