@@ -37,11 +37,11 @@ final class Settling {
     Set<String> named = new HashSet<>();
     for (Settlement settlement : settlements) {
       String key = settlement.key();
-      Binding binding = binding(job, key);
+      Binding binding = job.binding(key);
       if (binding == null) {
         throw refused(prefix + "job is not bound to budget " + key);
       }
-      String partitionProblem = partitionProblem(binding, settlement.partition());
+      String partitionProblem = binding.partitionProblem(settlement.partition());
       if (partitionProblem != null) {
         throw refused(prefix + partitionProblem);
       }
@@ -82,31 +82,9 @@ final class Settling {
   /** Applies checked settlements: each binding shows its settled cost, each budget pays it. */
   void apply(Job job, List<Settlement> settlements, long nowMs) {
     for (Settlement settlement : settlements) {
-      budgets.settle(binding(job, settlement.key()), settlement.cost(), nowMs);
+      budgets.settle(job.binding(settlement.key()), settlement.cost(), nowMs);
       job.settle(settlement.key(), settlement.cost());
     }
-  }
-
-  /**
-   * Why {@code partition}, named for a binding's budget, does not fit it (X3), or null when it
-   * does: absent, or the binding's own.
-   */
-  static String partitionProblem(Binding binding, String partition) {
-    if (partition == null || partition.equals(binding.partition())) {
-      return null;
-    }
-    return binding.partition() == null
-        ? "budget " + binding.key() + " is not partitioned"
-        : "job is not bound to partition " + partition + " of budget " + binding.key();
-  }
-
-  static Binding binding(Job job, String key) {
-    for (Binding binding : job.budgets()) {
-      if (binding.key().equals(key)) {
-        return binding;
-      }
-    }
-    return null;
   }
 
   private static SluiceException refused(String message) {

@@ -43,7 +43,7 @@ final class ThrottledFailures {
     check(job, report);
     // Paused before the job leaves flight, so neither the slots it gives back nor its return to
     // ready can let anything bound to the budget through.
-    Binding binding = Settling.binding(job, throttle.budget());
+    Binding binding = job.binding(throttle.budget());
     if (binding.partition() == null) {
       budgetAdmin.pause(throttle.budget(), throttle.retryAfterMs(), null, nowMs);
     } else {
@@ -77,11 +77,11 @@ final class ThrottledFailures {
           "throttle cannot be combined with retry_at: the budget's pause decides the retry");
     }
     String key = report.throttle().budget();
-    Binding binding = Settling.binding(job, key);
+    Binding binding = job.binding(key);
     if (binding == null) {
       throw new SluiceException.Unprocessable("job is not bound to budget " + key);
     }
-    String partitionProblem = Settling.partitionProblem(binding, report.throttle().partition());
+    String partitionProblem = binding.partitionProblem(report.throttle().partition());
     if (partitionProblem != null) {
       throw new SluiceException.Unprocessable(partitionProblem);
     }

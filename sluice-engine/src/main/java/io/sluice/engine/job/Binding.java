@@ -23,6 +23,19 @@ public record Binding(String key, String partition, long cost, Long settledCost)
     this(key, null, cost, settledCost);
   }
 
+  /**
+   * Why {@code named}, a partition a worker names for this binding (in a throttle or a
+   * settlement), does not fit it (X3), or null when it does: absent, or the binding's own.
+   */
+  public String partitionProblem(String named) {
+    if (named == null || named.equals(partition)) {
+      return null;
+    }
+    return partition == null
+        ? "budget " + key + " is not partitioned"
+        : "job is not bound to partition " + named + " of budget " + key;
+  }
+
   public Binding settled(long actual) {
     return new Binding(key, partition, cost, actual);
   }

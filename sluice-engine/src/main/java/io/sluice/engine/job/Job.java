@@ -192,6 +192,16 @@ public final class Job {
     this.budgets = List.copyOf(budgets);
   }
 
+  /** The job's binding to the budget {@code key}, or null when it is not bound to it. */
+  public Binding binding(String key) {
+    for (Binding binding : budgets) {
+      if (binding.key().equals(key)) {
+        return binding;
+      }
+    }
+    return null;
+  }
+
   /** Records what the worker reported the binding to {@code key} really cost (X5). */
   public void settle(String key, long actual) {
     budgets = budgets.stream()
