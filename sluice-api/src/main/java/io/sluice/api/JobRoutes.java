@@ -343,7 +343,6 @@ final class JobRoutes {
       boolean more = page.size() > limit;
       List<ErrorRecord> shown = more ? page.subList(0, limit) : page;
       String base = "/jobs/" + PathSegments.encode(rawId) + "/errors?";
-      String order = descending ? "desc" : "asc";
       ex.send(200, gen -> {
         gen.writeStartObject();
         gen.writeArrayFieldStart("errors");
@@ -351,22 +350,10 @@ final class JobRoutes {
           JobWriter.writeError(gen, error);
         }
         gen.writeEndArray();
-        gen.writeObjectFieldStart("pages");
-        gen.writeStringField("self",
-            base + (hasFrom ? "from=" + from + "&" : "") + "order=" + order + "&limit=" + limit);
-        if (more) {
-          gen.writeStringField("next", base + "from=" + shown.get(shown.size() - 1).sequence()
-              + "&order=" + order + "&limit=" + limit);
-        } else {
-          gen.writeNullField("next");
-        }
-        if (hasFrom && !shown.isEmpty()) {
-          gen.writeStringField("prev", base + "from=" + shown.get(0).sequence() + "&order="
-              + (descending ? "asc" : "desc") + "&limit=" + limit);
-        } else {
-          gen.writeNullField("prev");
-        }
-        gen.writeEndObject();
+        Pagination.writePages(gen, base, hasFrom ? Long.toString(from) : null, descending,
+            "&limit=" + limit,
+            shown.isEmpty() ? null : Long.toString(shown.get(0).sequence()),
+            shown.isEmpty() ? null : Long.toString(shown.get(shown.size() - 1).sequence()), more);
         gen.writeEndObject();
       });
     });

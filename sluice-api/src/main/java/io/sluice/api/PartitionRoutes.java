@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
@@ -9,6 +10,7 @@ import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.BudgetState;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
+import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Set;
@@ -59,33 +61,14 @@ final class PartitionRoutes {
           boolean more = page.size() > limit;
           List<BudgetState> shown = more ? page.subList(0, limit) : page;
           String base = "/budgets/" + PathSegments.encode(key) + "/partitions?";
-          String order = descending ? "desc" : "asc";
           long asOfMs = clock.millis();
           ex.send(200, gen -> {
-            gen.writeStartObject();
-            gen.writeArrayFieldStart("partitions");
-            for (BudgetState state : shown) {
-              BudgetWire.writePartition(gen, state, asOfMs);
-            }
-            gen.writeEndArray();
-            gen.writeObjectFieldStart("pages");
-            gen.writeStringField("self", base + (hasFrom ? "from=" + PathSegments.encode(from)
-                + "&" : "") + "order=" + order + "&limit=" + limit);
-            if (more) {
-              gen.writeStringField("next", base + "from="
-                  + PathSegments.encode(shown.get(shown.size() - 1).partition())
-                  + "&order=" + order + "&limit=" + limit);
-            } else {
-              gen.writeNullField("next");
-            }
-            if (hasFrom && !shown.isEmpty()) {
-              gen.writeStringField("prev", base + "from="
-                  + PathSegments.encode(shown.get(0).partition())
-                  + "&order=" + (descending ? "asc" : "desc") + "&limit=" + limit);
-            } else {
-              gen.writeNullField("prev");
-            }
-            gen.writeEndObject();
+            writePartitions(gen, shown, asOfMs);
+            Pagination.writePages(gen, base, hasFrom ? PathSegments.encode(from) : null,
+                descending, "&limit=" + limit,
+                shown.isEmpty() ? null : PathSegments.encode(shown.get(0).partition()),
+                shown.isEmpty() ? null
+                    : PathSegments.encode(shown.get(shown.size() - 1).partition()), more);
             gen.writeEndObject();
           });
         });
@@ -109,21 +92,23 @@ final class PartitionRoutes {
         busiest -> {
           long asOfMs = clock.millis();
           ex.send(200, gen -> {
-            gen.writeStartObject();
-            gen.writeArrayFieldStart("partitions");
-            for (BudgetState state : busiest) {
-              BudgetWire.writePartition(gen, state, asOfMs);
-            }
-            gen.writeEndArray();
-            gen.writeObjectFieldStart("pages");
-            gen.writeStringField("self", "/budgets/" + PathSegments.encode(key)
-                + "/partitions?sort=waiting&limit=" + limit);
-            gen.writeNullField("next");
-            gen.writeNullField("prev");
-            gen.writeEndObject();
+            writePartitions(gen, busiest, asOfMs);
+            Pagination.writePages(gen, "/budgets/" + PathSegments.encode(key)
+                + "/partitions?sort=waiting&limit=" + limit, null, null);
             gen.writeEndObject();
           });
         });
+  }
+
+  /** Opens the answer and writes its {@code partitions}; the caller adds the pages and closes. */
+  private static void writePartitions(JsonGenerator gen, List<BudgetState> states, long asOfMs)
+      throws IOException {
+    gen.writeStartObject();
+    gen.writeArrayFieldStart("partitions");
+    for (BudgetState state : states) {
+      BudgetWire.writePartition(gen, state, asOfMs);
+    }
+    gen.writeEndArray();
   }
 
   private void get(Exchange ex, String key, String partition) {

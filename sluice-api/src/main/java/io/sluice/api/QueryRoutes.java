@@ -16,6 +16,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import java.time.InstantSource;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -120,8 +121,8 @@ final class QueryRoutes {
     JobId cursor = from;
     ex.respond(vertx.executeBlocking(() -> queries.page(filters.filter(),
         filters.payloadFilter(), cursor, descending, limit, clock.millis()), false), page -> {
-          String order = descending ? "desc" : "asc";
           String tail = "&limit=" + limit + filters.linkParams();
+          List<JobSnapshot> jobs = page.jobs();
           ex.send(200, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
@@ -129,22 +130,9 @@ final class QueryRoutes {
               JobWriter.writeJob(gen, job, job.payload());
             }
             gen.writeEndArray();
-            gen.writeObjectFieldStart("pages");
-            gen.writeStringField("self", "/jobs?" + (cursor != null ? "from=" + cursor + "&" : "")
-                + "order=" + order + tail);
-            if (page.more()) {
-              gen.writeStringField("next", "/jobs?from="
-                  + page.jobs().get(page.jobs().size() - 1).id() + "&order=" + order + tail);
-            } else {
-              gen.writeNullField("next");
-            }
-            if (cursor != null && !page.jobs().isEmpty()) {
-              gen.writeStringField("prev", "/jobs?from=" + page.jobs().get(0).id() + "&order="
-                  + (descending ? "asc" : "desc") + tail);
-            } else {
-              gen.writeNullField("prev");
-            }
-            gen.writeEndObject();
+            Pagination.writePages(gen, "/jobs?", cursor == null ? null : cursor.toString(),
+                descending, tail, jobs.isEmpty() ? null : jobs.get(0).id().toString(),
+                jobs.isEmpty() ? null : jobs.get(jobs.size() - 1).id().toString(), page.more());
             gen.writeEndObject();
           });
         });
