@@ -97,15 +97,9 @@ final class ServerProcess implements AutoCloseable {
    * taken to be the JVM.
    */
   ProcStatus.Memory memory() {
-    ProcStatus.Memory best = ProcStatus.read(process.pid());
-    for (ProcessHandle child : (Iterable<ProcessHandle>) process.descendants()::iterator) {
-      ProcStatus.Memory m = ProcStatus.read(child.pid());
-      if (m.rssKiB() > best.rssKiB()) {
-        best = m;
-      }
-    }
-    return best;
+    return ProcStatus.read(largestJvm().pid());
   }
+
 
   /**
    * Heap the server JVM uses right after a full collection, in KiB, through {@code jcmd}
@@ -128,6 +122,7 @@ final class ServerProcess implements AutoCloseable {
     }
   }
 
+  /** The launched process or, should the launcher stay around, its largest descendant. */
   private ProcessHandle largestJvm() {
     ProcessHandle best = process.toHandle();
     long bestRss = ProcStatus.read(best.pid()).rssKiB();
