@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
 @Command(name = "sluice", mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     subcommands = {ServeCommand.class, TlsCommand.class, BackupCommand.class,
-        RestoreCommand.class, CompactCommand.class, TopCommand.class},
+        RestoreCommand.class, CompactCommand.class, TopCommand.class, WarmUpCommand.class},
     description = "Sluice: a durable job-queue server.")
 public final class Main {
   public static final String PRODUCT_VERSION = ProductVersion.VERSION;

@@ -124,7 +124,7 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Mixin ServeHttpOptions http = new ServeHttpOptions();
 
-  @Option(names = "--warm-up-jobs", defaultValue = "${env:SLUICE_WARM_UP_JOBS:-10000}",
+  @Option(names = "--warm-up-jobs", defaultValue = "${env:SLUICE_WARM_UP_JOBS:-3000}",
       description = "Jobs run through a throwaway in-process server before opening the ports,"
           + " so the first requests meet compiled code; 0 skips it.")
   String warmUpJobs;

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code --warm-up-jobs}: 10,000 by default, 0 to skip, anything else refused by name. */
+/** {@code --warm-up-jobs}: 3,000 by default, 0 to skip, anything else refused by name. */
 class ServeWarmUpOptionTest {
   @TempDir Path root;
 
@@ -24,7 +24,7 @@ class ServeWarmUpOptionTest {
 
   @Test
   void defaultsToTenThousandJobsAndZeroSkipsIt() {
-    assertThat(settings().warmUpJobs()).isEqualTo(10_000);
+    assertThat(settings().warmUpJobs()).isEqualTo(3_000);
     assertThat(settings("--warm-up-jobs", "0").warmUpJobs()).isZero();
   }
 

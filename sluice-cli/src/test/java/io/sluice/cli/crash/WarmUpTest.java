@@ -27,7 +27,7 @@ class WarmUpTest {
     SluiceProcess server = SluiceProcess.start(root, logs.resolve("server.log"),
         Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp), List.of());
     try {
-      assertThat(server.output()).contains("warmed up with 10000 jobs");
+      assertThat(server.output()).contains("warmed up with 3000 jobs");
       assertThat(server.output().split("\\(primary\\)", -1))
           .as("only the real server announces its port").hasSize(2);
       assertThat(server.output()).contains("listening on " + server.uri("") + " (primary)");
