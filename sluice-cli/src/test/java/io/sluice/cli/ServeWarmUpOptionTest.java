@@ -23,7 +23,7 @@ class ServeWarmUpOptionTest {
   }
 
   @Test
-  void defaultsToTenThousandJobsAndZeroSkipsIt() {
+  void defaultsToThreeThousandJobsAndZeroSkipsIt() {
     assertThat(settings().warmUpJobs()).isEqualTo(3_000);
     assertThat(settings("--warm-up-jobs", "0").warmUpJobs()).isZero();
   }

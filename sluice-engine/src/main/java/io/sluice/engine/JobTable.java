@@ -22,10 +22,12 @@ import java.util.Set;
  */
 final class JobTable {
   /** Replaced once, while empty, by a map sized for recovery. */
-  private Map<JobId, Job> jobs = new HashMap<>();
+  private JobsById jobs = new JobsById();
   /** Queue → jobs per status, indexed by {@link JobStatus#ordinal}. */
   private final Map<String, long[]> counts = new HashMap<>();
   private final Set<String> changedQueues = new HashSet<>();
+  /** The queue last added to {@link #changedQueues}: a turn mostly changes one queue's jobs. */
+  private String lastChangedQueue;
   private final Map<String, QueueCounts> published;
   private final NameCache names = new NameCache();
 
@@ -41,8 +43,8 @@ final class JobTable {
   void expect(long expectedJobs) {
     if (jobs.isEmpty() && expectedJobs > 0) {
       // Only a hint: the estimate counts rewritten records again until compaction, so it is
-      // capped (16M jobs, a 64 MiB table); beyond that the map grows as usual.
-      jobs = new HashMap<>((int) Math.min(1 << 24, expectedJobs * 4 / 3 + 16));
+      // capped (2M jobs, a 72 MiB table); beyond that the table grows as usual.
+      jobs = new JobsById(Math.min(1 << 21, expectedJobs));
     }
   }
 
@@ -65,7 +67,7 @@ final class JobTable {
   }
 
   void add(Job job) {
-    jobs.put(job.id(), job);
+    jobs.put(job);
     count(job.queue(), job.status(), 1);
   }
 
@@ -85,7 +87,7 @@ final class JobTable {
     byStatus[job.status().ordinal()]--;
     byStatus[status.ordinal()]++;
     job.status(status);
-    changedQueues.add(job.queue());
+    changed(job.queue());
   }
 
   /** Moves the job to another queue; the caller has taken it off every queue-keyed index. */
@@ -100,9 +102,16 @@ final class JobTable {
   private void count(String queue, JobStatus status, int delta) {
     long[] byStatus = counts.computeIfAbsent(queue, q -> new long[JobStatus.values().length]);
     byStatus[status.ordinal()] += delta;
-    changedQueues.add(queue);
+    changed(queue);
     if (delta < 0 && isEmpty(byStatus)) {
       counts.remove(queue);
+    }
+  }
+
+  private void changed(String queue) {
+    if (queue != lastChangedQueue) {
+      changedQueues.add(queue);
+      lastChangedQueue = queue;
     }
   }
 
@@ -128,6 +137,7 @@ final class JobTable {
       }
     }
     changedQueues.clear();
+    lastChangedQueue = null;
   }
 
   /** Publishes every queue and drops what an earlier table published for queues not here. */

@@ -20,6 +20,7 @@ import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -44,6 +45,8 @@ public final class EnqueueParser {
    * payload. A parser is made per request, and a request that fails mid-payload is refused whole.
    */
   private JsonGenerator payloadGenerator;
+  /** The JSON body being read, whose payloads are copied byte for byte when already compact. */
+  private byte[] jsonBody;
 
   public EnqueueParser(Format format) {
     this.format = format;
@@ -118,6 +121,7 @@ public final class EnqueueParser {
   }
 
   private JsonParser open(byte[] body) {
+    jsonBody = format == Format.JSON ? body : null;
     try {
       return format.mapper().createParser(body);
     } catch (IOException e) {
@@ -259,8 +263,26 @@ public final class EnqueueParser {
     return bindings;
   }
 
-  /** Re-encodes the payload value under the parser as compact JSON, exactly (no float rounding). */
+  /**
+   * The payload value under the parser as compact JSON, exactly (no float rounding). In a JSON
+   * body that writes it compactly already, that is the bytes it came in: the parser has checked
+   * them while skipping the value, and a copy of them costs a fraction of re-encoding.
+   */
   private byte[] copyPayload(JsonParser parser) throws IOException {
+    if (jsonBody == null) {
+      return reencodePayload(parser);
+    }
+    int start = (int) parser.currentTokenLocation().getByteOffset();
+    int end = CompactJson.end(jsonBody, start);
+    if (end < 0) {
+      return reencodePayload(parser);
+    }
+    parser.skipChildren();
+    return Arrays.copyOfRange(jsonBody, start, end);
+  }
+
+  /** Re-encodes the payload value under the parser as compact JSON, exactly. */
+  private byte[] reencodePayload(JsonParser parser) throws IOException {
     JsonGenerator gen = payloadGenerator();
     payloadBytes.reset();
     int depth = 0;

@@ -14,7 +14,6 @@ import io.sluice.engine.job.RetentionPolicy;
 import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Writes jobs and error records in their wire shapes (API.md §6) to any Jackson generator, so one
@@ -115,7 +114,7 @@ public final class JobWriter {
   /** Payloads are stored as canonical JSON: spliced raw into JSON, transcoded otherwise. */
   public static void writePayload(JsonGenerator gen, byte[] payloadJson) throws IOException {
     if (gen instanceof JsonGeneratorImpl) {
-      gen.writeRawValue(new String(payloadJson, StandardCharsets.UTF_8));
+      gen.writeRawValue(new RawJson(payloadJson));
       return;
     }
     try (JsonParser parser = PAYLOAD_PARSERS.createParser(payloadJson)) {

@@ -1,5 +1,7 @@
 package io.sluice.engine.job;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * A 128-bit, time-ordered job identifier rendered as 25 lowercase base-36 digits.
  *
@@ -10,7 +12,12 @@ public final class JobId implements Comparable<JobId> {
   public static final int TEXT_LENGTH = 25;
   private static final long CHUNK = 60_466_176L; // 36^5: remainder << 32 stays below 2^63
   private static final int CHUNK_DIGITS = 5;
-  private static final char[] DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+  private static final byte[] DIGITS =
+      "0123456789abcdefghijklmnopqrstuvwxyz".getBytes(StandardCharsets.ISO_8859_1);
+  /** ceil(2^88 / 36^5): n / 36^5 is (n * this) >> 88 for every 0 <= n < 2^58. */
+  private static final long CHUNK_RECIPROCAL = 0x4707E97D9E221144L;
+  /** ceil(2^32 / 36): n / 36 is (n * this) >> 32 for every 0 <= n < 36^5. */
+  private static final long DIGIT_RECIPROCAL = 119_304_648L;
 
   private final long hi;
   private final long lo;
@@ -103,33 +110,42 @@ public final class JobId implements Comparable<JobId> {
   }
 
   /**
-   * Renders base 36 by dividing the 128-bit value by 36^5 five times over
-   * 32-bit limbs; each remainder yields five digits. No allocation besides the result.
+   * Renders base 36 by dividing the 128-bit value by 36^5 five times over 32-bit limbs; each
+   * remainder yields five digits. The divisions by constants are multiplications by their
+   * reciprocals: the server runs on the C1 compiler, which leaves a division a division, and
+   * every job's id is rendered in its enqueue answer and again in its delivery.
    */
   private String render() {
-    char[] out = new char[TEXT_LENGTH];
+    byte[] out = new byte[TEXT_LENGTH];
     long l0 = hi >>> 32;
     long l1 = hi & 0xFFFFFFFFL;
     long l2 = lo >>> 32;
     long l3 = lo & 0xFFFFFFFFL;
     int pos = TEXT_LENGTH;
     while (pos > 0) {
-      long r = l0 % CHUNK;
-      l0 /= CHUNK;
-      long cur = (r << 32) | l1;
-      l1 = cur / CHUNK;
-      r = cur % CHUNK;
-      cur = (r << 32) | l2;
-      l2 = cur / CHUNK;
-      r = cur % CHUNK;
-      cur = (r << 32) | l3;
-      l3 = cur / CHUNK;
-      r = cur % CHUNK;
+      long q = divideByChunk(l0);
+      long cur = ((l0 - q * CHUNK) << 32) | l1;
+      l0 = q;
+      q = divideByChunk(cur);
+      cur = ((cur - q * CHUNK) << 32) | l2;
+      l1 = q;
+      q = divideByChunk(cur);
+      cur = ((cur - q * CHUNK) << 32) | l3;
+      l2 = q;
+      q = divideByChunk(cur);
+      int digits = (int) (cur - q * CHUNK);
+      l3 = q;
       for (int i = 0; i < CHUNK_DIGITS && pos > 0; i++) {
-        out[--pos] = DIGITS[(int) (r % 36)];
-        r /= 36;
+        int next = (int) ((digits * DIGIT_RECIPROCAL) >>> 32);
+        out[--pos] = DIGITS[digits - next * 36];
+        digits = next;
       }
     }
-    return new String(out);
+    return new String(out, StandardCharsets.ISO_8859_1);
+  }
+
+  /** {@code n / 36^5} for {@code 0 <= n < 2^58}: a remainder shifted up by 32 bits stays below. */
+  private static long divideByChunk(long n) {
+    return Math.multiplyHigh(n, CHUNK_RECIPROCAL) >>> 24;
   }
 }

@@ -1,0 +1,68 @@
+package io.sluice.jmh;
+
+import io.sluice.api.wire.Bodies;
+import io.sluice.api.wire.EnqueueParser;
+import io.sluice.api.wire.Format;
+import io.sluice.api.wire.JobWriter;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.NewJob;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * The wire side of one job: its part of a bulk enqueue body read, of the bulk answer written, and
+ * its line of a take stream written. Scores are per job.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class WireBenchmark {
+  private final HotPathJobs jobs = new HotPathJobs();
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream(256 * 1024);
+
+  @Benchmark
+  @OperationsPerInvocation(HotPathJobs.JOBS)
+  public List<NewJob> readBulkEnqueue() {
+    return new EnqueueParser(Format.JSON)
+        .readBulk(Bodies.checked(Format.JSON, jobs.bulkBody()), jobs.ids());
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(HotPathJobs.JOBS)
+  public int writeBulkAnswer() {
+    return HotPathJobs.writeJson(out, gen -> {
+      gen.writeStartObject();
+      gen.writeArrayFieldStart("jobs");
+      for (JobSnapshot job : jobs.jobs()) {
+        JobWriter.writeEnqueued(gen, job, false, false);
+      }
+      gen.writeEndArray();
+      gen.writeEndObject();
+    });
+  }
+
+  @Benchmark
+  @OperationsPerInvocation(HotPathJobs.JOBS)
+  public int writeTakeStreamLines() {
+    return HotPathJobs.writeJson(out, gen -> {
+      for (JobSnapshot job : jobs.jobs()) {
+        JobWriter.writeJob(gen, job, job.payload());
+        gen.writeRaw('\n');
+      }
+    });
+  }
+}

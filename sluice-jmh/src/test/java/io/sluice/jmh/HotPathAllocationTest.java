@@ -1,0 +1,57 @@
+package io.sluice.jmh;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Allocation budgets of the per-job hot paths, the regression check of the JMH benchmarks that
+ * the build can run: bytes allocated per job are the same on a busy machine as on an idle one,
+ * where timings are not. Each budget is about 1.5 times what the path allocated when it was set
+ * (docs/decisions.md "Hot-path allocation budgets"); a change that copies or re-encodes per job
+ * again goes over it.
+ */
+class HotPathAllocationTest {
+  private static final int ROUNDS = 30;
+  /** 376 bytes when set: the job, its payload copy, its id and the parser's strings. */
+  private static final long READ_BULK_BUDGET = 560;
+  /** 145 bytes when set, mostly the id's text. */
+  private static final long BULK_ANSWER_BUDGET = 220;
+  /** 168 bytes when set; 264 with the payload going through a string on its way out. */
+  private static final long STREAM_LINE_BUDGET = 250;
+  private final WireBenchmark wire = new WireBenchmark();
+
+  private static long bytesPerJob(Runnable round) {
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    for (int i = 0; i < ROUNDS; i++) {
+      round.run();
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < ROUNDS; i++) {
+      round.run();
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    return allocated / ((long) ROUNDS * HotPathJobs.JOBS);
+  }
+
+  @Test
+  void readingABulkEnqueue() {
+    long perJob = bytesPerJob(wire::readBulkEnqueue);
+    assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(READ_BULK_BUDGET);
+  }
+
+  @Test
+  void writingTheBulkAnswer() {
+    long perJob = bytesPerJob(wire::writeBulkAnswer);
+    assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(BULK_ANSWER_BUDGET);
+  }
+
+  @Test
+  void writingTakeStreamLines() {
+    long perJob = bytesPerJob(wire::writeTakeStreamLines);
+    assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(STREAM_LINE_BUDGET);
+  }
+
+}
