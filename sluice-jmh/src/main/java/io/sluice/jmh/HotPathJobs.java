@@ -47,6 +47,19 @@ public final class HotPathJobs {
     return head + "x".repeat(100 - head.length() - 2) + "\"}";
   }
 
+  /**
+   * The same jobs under new ids, later than any before; {@link #jobs()} then answers these.
+   */
+  public List<JobSnapshot> fresh() {
+    for (int i = 0; i < jobs.size(); i++) {
+      JobSnapshot job = jobs.get(i);
+      jobs.set(i, new JobSnapshot(ids.next(NOW_MS), job.type(), job.queue(), job.priority(),
+          job.status(), job.readyAtMs(), 0, null, null, null, Job.NONE, Job.NONE, Job.NONE,
+          Job.NONE, job.payload()));
+    }
+    return jobs;
+  }
+
   public byte[] bulkBody() {
     return bulkBody;
   }

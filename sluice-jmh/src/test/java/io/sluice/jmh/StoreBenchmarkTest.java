@@ -11,7 +11,9 @@ class StoreBenchmarkTest {
     StoreBenchmark benchmark = new StoreBenchmark();
     benchmark.open();
     try {
+      benchmark.nextJobs();
       benchmark.enqueueAndComplete();
+      benchmark.nextJobs();
       benchmark.enqueueAndComplete();
       assertThat(benchmark.storedPayloads()).isZero();
     } finally {

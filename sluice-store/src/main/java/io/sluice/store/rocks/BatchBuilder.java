@@ -9,6 +9,13 @@ import org.rocksdb.WriteBatch;
  * call. Adding each record through {@link WriteBatch#put} crosses JNI once per key, and a job's
  * enqueue writes five keys (record, payload and three index keys) on the engine thread.
  *
+ * <p>Records are grouped into lanes, one per column family and key group (an index prefix), and
+ * the lanes follow each other in the batch. A memtable inserts a key cheaply next to the key it
+ * inserted last; a batch of jobs in id order that alternated between the queue, type and status
+ * parts of the index made every index insert search its skip list from the top. The records of
+ * one lane keep their order, and a key always falls in the same lane, so the batch means what
+ * the order of the calls meant.
+ *
  * <p>The layout is RocksDB's {@code WriteBatch} representation: a 12-byte header (sequence as a
  * little-endian fixed64, left 0 for the DB to assign; record count as a little-endian fixed32),
  * then per record a type byte, the column family id as a varint32 (column family variants only),
@@ -16,40 +23,36 @@ import org.rocksdb.WriteBatch;
  */
 final class BatchBuilder {
   private static final int HEADER = 12;
+  /** Beyond this many groups in one batch, new groups share one lane (in call order). */
+  private static final int MAX_LANES = 16;
   private static final byte TYPE_DELETION = 0x0;
   private static final byte TYPE_VALUE = 0x1;
   private static final byte TYPE_CF_DELETION = 0x4;
   private static final byte TYPE_CF_VALUE = 0x5;
 
-  private byte[] bytes = new byte[4096];
-  private int length = HEADER;
+  private final Lane[] lanes = new Lane[MAX_LANES];
+  private int laneCount;
+  /** The groups met once every lane was taken, in call order; written last. */
+  private Lane overflow;
   private int count;
 
   /** {@code family} is a column family id ({@link ColumnFamilyHandle#getID}, 0 for default). */
   void put(int family, byte[] key, byte[] value) {
-    int id = family;
-    ensure(1 + 5 + 5 + key.length + 5 + value.length);
-    if (id == 0) {
-      bytes[length++] = TYPE_VALUE;
-    } else {
-      bytes[length++] = TYPE_CF_VALUE;
-      varint(id);
-    }
-    slice(key);
-    slice(value);
+    put(family, null, key, value);
+  }
+
+  /** A record of a key group: {@code group} is the key's prefix shared by the group. */
+  void put(int family, byte[] group, byte[] key, byte[] value) {
+    lane(family, group).record(family, TYPE_VALUE, TYPE_CF_VALUE, key, value);
     count++;
   }
 
   void delete(int family, byte[] key) {
-    int id = family;
-    ensure(1 + 5 + 5 + key.length);
-    if (id == 0) {
-      bytes[length++] = TYPE_DELETION;
-    } else {
-      bytes[length++] = TYPE_CF_DELETION;
-      varint(id);
-    }
-    slice(key);
+    delete(family, null, key);
+  }
+
+  void delete(int family, byte[] group, byte[] key) {
+    lane(family, group).record(family, TYPE_DELETION, TYPE_CF_DELETION, key, null);
     count++;
   }
 
@@ -59,30 +62,91 @@ final class BatchBuilder {
 
   /** The batch as RocksDB's own object; the caller closes it. */
   WriteBatch build() {
+    if (overflow != null) {
+      lanes[laneCount++] = overflow;
+      overflow = null;
+    }
+    int length = HEADER;
+    for (int i = 0; i < laneCount; i++) {
+      length += lanes[i].length;
+    }
+    byte[] bytes = new byte[length];
     bytes[8] = (byte) count;
     bytes[9] = (byte) (count >>> 8);
     bytes[10] = (byte) (count >>> 16);
     bytes[11] = (byte) (count >>> 24);
-    return new WriteBatch(Arrays.copyOf(bytes, length));
-  }
-
-  private void slice(byte[] data) {
-    varint(data.length);
-    System.arraycopy(data, 0, bytes, length, data.length);
-    length += data.length;
-  }
-
-  private void varint(int value) {
-    while ((value & ~0x7F) != 0) {
-      bytes[length++] = (byte) ((value & 0x7F) | 0x80);
-      value >>>= 7;
+    int at = HEADER;
+    for (int i = 0; i < laneCount; i++) {
+      System.arraycopy(lanes[i].bytes, 0, bytes, at, lanes[i].length);
+      at += lanes[i].length;
     }
-    bytes[length++] = (byte) value;
+    return new WriteBatch(bytes);
   }
 
-  private void ensure(int extra) {
-    if (length + extra > bytes.length) {
-      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + extra));
+  private Lane lane(int family, byte[] group) {
+    for (int i = 0; i < laneCount; i++) {
+      if (lanes[i].holds(family, group)) {
+        return lanes[i];
+      }
+    }
+    if (laneCount < MAX_LANES - 1) {
+      return lanes[laneCount++] = new Lane(family, group);
+    }
+    if (overflow == null) {
+      overflow = new Lane(-1, null);
+    }
+    return overflow;
+  }
+
+  /** The records of one column family and key group, in call order. */
+  private static final class Lane {
+    final int family;
+    final byte[] group;
+    byte[] bytes = new byte[1024];
+    int length;
+
+    Lane(int family, byte[] group) {
+      this.family = family;
+      this.group = group;
+    }
+
+    boolean holds(int family, byte[] group) {
+      return this.family == family
+          && (this.group == group || (this.group != null && Arrays.equals(this.group, group)));
+    }
+
+    void record(int family, byte plainType, byte familyType, byte[] key, byte[] value) {
+      ensure(1 + 5 + 5 + key.length + 5 + (value == null ? 0 : value.length));
+      if (family == 0) {
+        bytes[length++] = plainType;
+      } else {
+        bytes[length++] = familyType;
+        varint(family);
+      }
+      slice(key);
+      if (value != null) {
+        slice(value);
+      }
+    }
+
+    private void slice(byte[] data) {
+      varint(data.length);
+      System.arraycopy(data, 0, bytes, length, data.length);
+      length += data.length;
+    }
+
+    private void varint(int value) {
+      while ((value & ~0x7F) != 0) {
+        bytes[length++] = (byte) ((value & 0x7F) | 0x80);
+        value >>>= 7;
+      }
+      bytes[length++] = (byte) value;
+    }
+
+    private void ensure(int extra) {
+      if (length + extra > bytes.length) {
+        bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + extra));
+      }
     }
   }
 }

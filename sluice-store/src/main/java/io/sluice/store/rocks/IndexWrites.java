@@ -54,10 +54,10 @@ final class IndexWrites {
   private static void move(BatchBuilder writes, int index, byte[] jobKey,
       byte[] fromPrefix, byte[] toPrefix) {
     if (fromPrefix != null) {
-      writes.delete(index, IndexKeys.key(fromPrefix, jobKey));
+      writes.delete(index, fromPrefix, IndexKeys.key(fromPrefix, jobKey));
     }
     if (toPrefix != null) {
-      writes.put(index, IndexKeys.key(toPrefix, jobKey), NO_VALUE);
+      writes.put(index, toPrefix, IndexKeys.key(toPrefix, jobKey), NO_VALUE);
     }
   }
 
