@@ -95,6 +95,11 @@ public final class ServeCommand implements Callable<Integer> {
       description = "Most budgets the server holds (at least 1).")
   String maxBudgets;
 
+  @Option(names = "--event-loops", defaultValue = "${env:SLUICE_EVENT_LOOPS:-}",
+      description = "Threads serving HTTP connections (default: one less than the processors,"
+          + " at least 1; the engine has a thread of its own).")
+  String eventLoops;
+
   @Option(names = "--default-commit-mode",
       defaultValue = "${env:SLUICE_DEFAULT_COMMIT_MODE:-buffered}",
       description = "buffered or fsync, for all writes.")
@@ -226,7 +231,8 @@ public final class ServeCommand implements Callable<Integer> {
       ApiConfig api = new ApiConfig(host, (int) integer(port, "--port", 0, 65535),
           adminEnabled, adminHost, (int) integer(adminPort, "--admin-port", 0, 65535),
           Math.max(1, Durations.parseMs(heartbeatInterval, "--heartbeat-interval")),
-          Math.max(2, Runtime.getRuntime().availableProcessors()),
+          eventLoops == null || eventLoops.isEmpty() ? defaultEventLoops()
+              : (int) integer(eventLoops, "--event-loops", 1, 1024),
           tls.primary(), adminTls(adminEnabled), http.limits());
       EngineLoop.CommitLimits commitLimits = new EngineLoop.CommitLimits(
           (int) integer(enqueueBatchSize, "--enqueue-batch-size", 1, Integer.MAX_VALUE),
@@ -239,6 +245,15 @@ public final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
     }
+  }
+
+  /**
+   * One event loop fewer than the processors: the engine thread keeps one busy under load, and on
+   * a small machine a loop that never waits for another saves a thread switch per response
+   * (docs/decisions.md, "Event loops").
+   */
+  static int defaultEventLoops() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
   }
 
   /** The admin TLS flags are checked even with {@code --no-admin}, then unused. */

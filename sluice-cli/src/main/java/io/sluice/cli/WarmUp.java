@@ -42,7 +42,7 @@ final class WarmUp {
     try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
       ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
-          Math.max(2, Runtime.getRuntime().availableProcessors()));
+          ServeCommand.defaultEventLoops());
       try (SluiceServer server = SluiceServer.start(
           new StoreConfig(dir.resolve("data"), CACHE_BYTES), engine, api,
           new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
