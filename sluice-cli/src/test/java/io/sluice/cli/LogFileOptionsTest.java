@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * The log-file flags of {@code sluice serve} (CLI.md §2.1): their defaults, where the files go,
@@ -22,12 +21,7 @@ class LogFileOptionsTest {
   @TempDir Path elsewhere;
 
   private LogFileConfig logFiles(String... extra) {
-    ServeCommand command = new ServeCommand();
-    String[] args = new String[extra.length + 2];
-    args[0] = "--root-dir";
-    args[1] = root.toString();
-    System.arraycopy(extra, 0, args, 2, extra.length);
-    new CommandLine(command).parseArgs(args);
+    ServeCommand command = ServeFlags.parsed(root, extra);
     command.settings();
     return command.logFiles.config();
   }

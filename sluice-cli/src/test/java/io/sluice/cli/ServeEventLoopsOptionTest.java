@@ -6,20 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code --event-loops}: one less than the processors by default, at least 1. */
 class ServeEventLoopsOptionTest {
   @TempDir Path root;
 
   private int eventLoops(String... extra) {
-    ServeCommand command = new ServeCommand();
-    String[] args = new String[extra.length + 2];
-    args[0] = "--root-dir";
-    args[1] = root.toString();
-    System.arraycopy(extra, 0, args, 2, extra.length);
-    new CommandLine(command).parseArgs(args);
-    return command.settings().api().eventLoops();
+    return ServeFlags.parsed(root, extra).settings().api().eventLoops();
   }
 
   @Test

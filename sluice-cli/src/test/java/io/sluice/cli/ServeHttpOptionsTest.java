@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.HttpLimits;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import picocli.CommandLine;
 
 /**
  * The HTTP limit flags of {@code sluice serve}: their defaults, their value formats (CLI.md §1.2)
@@ -21,11 +18,7 @@ class ServeHttpOptionsTest {
   @TempDir Path root;
 
   private HttpLimits limits(String... flags) {
-    ServeCommand command = new ServeCommand();
-    List<String> args = new ArrayList<>(List.of("--root-dir", root.toString()));
-    args.addAll(List.of(flags));
-    new CommandLine(command).parseArgs(args.toArray(String[]::new));
-    return command.settings().api().limits();
+    return ServeFlags.parsed(root, flags).settings().api().limits();
   }
 
   @Test

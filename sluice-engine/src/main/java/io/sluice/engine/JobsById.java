@@ -58,17 +58,8 @@ final class JobsById {
   }
 
   Job get(JobId id) {
-    long hi = id.hi();
-    long lo = id.lo();
-    for (int i = slot(hi, lo); ; i = (i + 1) & mask) {
-      Job job = jobs[i];
-      if (job == null) {
-        return null;
-      }
-      if (keys[2 * i] == hi && keys[2 * i + 1] == lo) {
-        return job;
-      }
-    }
+    int i = find(id.hi(), id.lo());
+    return i < 0 ? null : jobs[i];
   }
 
   /** Adds the job, or replaces the one held under its id; returns the job replaced. */
@@ -95,18 +86,25 @@ final class JobsById {
 
   /** Removes the job held under this id; returns it, or null when none is. */
   Job remove(JobId id) {
-    long hi = id.hi();
-    long lo = id.lo();
+    int i = find(id.hi(), id.lo());
+    if (i < 0) {
+      return null;
+    }
+    Job job = jobs[i];
+    closeGap(i);
+    size--;
+    modifications++;
+    return job;
+  }
+
+  /** The slot holding this id, or -1. */
+  private int find(long hi, long lo) {
     for (int i = slot(hi, lo); ; i = (i + 1) & mask) {
-      Job job = jobs[i];
-      if (job == null) {
-        return null;
+      if (jobs[i] == null) {
+        return -1;
       }
       if (keys[2 * i] == hi && keys[2 * i + 1] == lo) {
-        closeGap(i);
-        size--;
-        modifications++;
-        return job;
+        return i;
       }
     }
   }
