@@ -43,7 +43,7 @@ final class JobTable {
   void expect(long expectedJobs) {
     if (jobs.isEmpty() && expectedJobs > 0) {
       // Only a hint: the estimate counts rewritten records again until compaction, so it is
-      // capped (2M jobs, a 72 MiB table); beyond that the table grows as usual.
+      // capped (2M jobs, an 80 MiB table); beyond that the table grows as usual.
       jobs = new JobsById(Math.min(1 << 21, expectedJobs));
     }
   }

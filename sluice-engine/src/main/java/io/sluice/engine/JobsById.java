@@ -14,12 +14,14 @@ import java.util.NoSuchElementException;
  * hash map of objects pays a cache miss for its bucket, one for its entry and one for the id
  * object before it reaches the job; here the id's halves share the first line read.
  *
- * <p>Linear probing, at most half full; removal shifts later entries of a run back instead of
- * leaving markers, so a table that churns through millions of jobs never degrades. Owned by the
- * engine thread.
+ * <p>Linear probing, at most half full and halved below an eighth full; removal shifts later
+ * entries of a run back instead of leaving markers, so a table that churns through millions of
+ * jobs never degrades. Owned by the engine thread.
  */
 final class JobsById {
   private static final int MIN_CAPACITY = 1024;
+  /** Two longs a slot: an array of 2^31 longs would be past what Java can index. */
+  private static final int MAX_CAPACITY = 1 << 29;
 
   /** The id of slot {@code i} is {@code (keys[2i], keys[2i + 1])}; valid where a job is. */
   private long[] keys;
@@ -39,8 +41,8 @@ final class JobsById {
 
   private static int capacityFor(long expected) {
     long wanted = Math.max(MIN_CAPACITY, expected * 2);
-    int capacity = Integer.highestOneBit((int) Math.min(1 << 30, wanted));
-    return capacity < wanted ? capacity << 1 : capacity;
+    int capacity = Integer.highestOneBit((int) Math.min(MAX_CAPACITY, wanted));
+    return capacity < wanted && capacity < MAX_CAPACITY ? capacity << 1 : capacity;
   }
 
   private void allocate(int capacity) {
@@ -51,6 +53,11 @@ final class JobsById {
 
   int size() {
     return size;
+  }
+
+  /** Slots in the table, held or not. */
+  int capacity() {
+    return jobs.length;
   }
 
   boolean isEmpty() {
@@ -94,6 +101,10 @@ final class JobsById {
     closeGap(i);
     size--;
     modifications++;
+    if (size * 8 < jobs.length && jobs.length > MIN_CAPACITY) {
+      // Given back once a burst has drained: at 10 million jobs the slots take 640 MiB.
+      resize(jobs.length / 2);
+    }
     return job;
   }
 
@@ -129,9 +140,16 @@ final class JobsById {
   }
 
   private void grow() {
+    if (jobs.length == MAX_CAPACITY) {
+      throw new IllegalStateException("more than " + MAX_CAPACITY / 2 + " jobs held");
+    }
+    resize(jobs.length * 2);
+  }
+
+  private void resize(int capacity) {
     long[] oldKeys = keys;
     Job[] oldJobs = jobs;
-    allocate(oldJobs.length * 2);
+    allocate(capacity);
     for (int j = 0; j < oldJobs.length; j++) {
       if (oldJobs[j] != null) {
         int i = slot(oldKeys[2 * j], oldKeys[2 * j + 1]);

@@ -97,6 +97,28 @@ class JobsByIdTest {
   }
 
   @Test
+  void aDrainedTableShrinksAndStillFindsWhatIsLeft() {
+    JobIdGenerator ids = new JobIdGenerator(new SplittableRandom(11));
+    JobsById table = new JobsById();
+    List<JobId> held = new ArrayList<>();
+    for (int i = 0; i < 100_000; i++) {
+      JobId id = ids.next(9);
+      held.add(id);
+      table.put(job(id));
+    }
+    int grown = table.capacity();
+    for (int i = 10; i < held.size(); i++) {
+      table.remove(held.get(i));
+    }
+    assertThat(table.capacity()).isLessThan(grown / 64).isGreaterThanOrEqualTo(1024);
+    assertThat(table.size()).isEqualTo(10);
+    for (int i = 0; i < held.size(); i++) {
+      assertThat(table.get(held.get(i)) != null).isEqualTo(i < 10);
+    }
+    assertThat(table.values()).hasSize(10);
+  }
+
+  @Test
   void iteratingWhileTheTableChangesFailsFast() {
     JobsById table = new JobsById();
     table.put(job(new JobId(1, 1)));

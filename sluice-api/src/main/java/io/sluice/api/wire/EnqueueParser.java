@@ -272,8 +272,9 @@ public final class EnqueueParser {
     if (jsonBody == null) {
       return reencodePayload(parser);
     }
+    // A body in UTF-16 or UTF-32 is read through characters, and its offsets are not bytes (-1).
     int start = (int) parser.currentTokenLocation().getByteOffset();
-    int end = CompactJson.end(jsonBody, start);
+    int end = start < 0 ? -1 : CompactJson.end(jsonBody, start);
     if (end < 0) {
       return reencodePayload(parser);
     }

@@ -65,6 +65,14 @@ class EnqueuePayloadCopyTest {
   }
 
   @Test
+  void aBodyInUtf16IsReencoded() {
+    byte[] body = job("{\"a\":[1,true]}").getBytes(StandardCharsets.UTF_16LE);
+    NewJob job = new EnqueueParser(Format.JSON)
+        .readOne(Bodies.checked(Format.JSON, body), () -> ID);
+    assertThat(new String(job.payload(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":[1,true]}");
+  }
+
+  @Test
   void aMessagePackPayloadBecomesCompactJson() throws Exception {
     byte[] body = Format.MSGPACK.mapper().writeValueAsBytes(
         Format.JSON.mapper().readTree(job("{\"a\": [1, \"two\"]}")));

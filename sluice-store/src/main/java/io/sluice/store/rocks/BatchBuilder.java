@@ -23,7 +23,7 @@ import org.rocksdb.WriteBatch;
  */
 final class BatchBuilder {
   private static final int HEADER = 12;
-  /** Beyond this many groups in one batch, new groups share one lane (in call order). */
+  /** Lanes of their own: past {@code MAX_LANES - 1} groups, new ones share one lane. */
   private static final int MAX_LANES = 16;
   private static final byte TYPE_DELETION = 0x0;
   private static final byte TYPE_VALUE = 0x1;
@@ -62,11 +62,7 @@ final class BatchBuilder {
 
   /** The batch as RocksDB's own object; the caller closes it. */
   WriteBatch build() {
-    if (overflow != null) {
-      lanes[laneCount++] = overflow;
-      overflow = null;
-    }
-    int length = HEADER;
+    int length = HEADER + (overflow == null ? 0 : overflow.length);
     for (int i = 0; i < laneCount; i++) {
       length += lanes[i].length;
     }
@@ -79,6 +75,9 @@ final class BatchBuilder {
     for (int i = 0; i < laneCount; i++) {
       System.arraycopy(lanes[i].bytes, 0, bytes, at, lanes[i].length);
       at += lanes[i].length;
+    }
+    if (overflow != null) {
+      System.arraycopy(overflow.bytes, 0, bytes, at, overflow.length);
     }
     return new WriteBatch(bytes);
   }
