@@ -4,12 +4,15 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.SerializableString;
+import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
 import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
@@ -21,6 +24,25 @@ import java.math.BigInteger;
  */
 public final class JobWriter {
   private static final JsonFactory PAYLOAD_PARSERS = Format.unbounded(new JsonFactory());
+  /*
+   * Every job written carries these names; a JSON generator copies a pre-encoded name instead
+   * of encoding and quoting it again for each job.
+   */
+  private static final SerializableString ID = new SerializedString("id");
+  private static final SerializableString TYPE = new SerializedString("type");
+  private static final SerializableString QUEUE = new SerializedString("queue");
+  private static final SerializableString PRIORITY = new SerializedString("priority");
+  private static final SerializableString STATUS = new SerializedString("status");
+  private static final SerializableString PAYLOAD = new SerializedString("payload");
+  private static final SerializableString READY_AT = new SerializedString("ready_at");
+  private static final SerializableString ATTEMPTS = new SerializedString("attempts");
+  private static final SerializableString DEQUEUED_AT = new SerializedString("dequeued_at");
+  private static final SerializableString FAILED_AT = new SerializedString("failed_at");
+  private static final SerializableString COMPLETED_AT = new SerializedString("completed_at");
+  private static final SerializableString PURGE_AT = new SerializedString("purge_at");
+  private static final SerializableString DUPLICATE = new SerializedString("duplicate");
+  private static final SerializableString FOLDED = new SerializedString("folded");
+  private static final SerializableString[] STATUS_NAMES = statusNames();
 
   private JobWriter() {}
 
@@ -37,29 +59,38 @@ public final class JobWriter {
       boolean folded) throws IOException {
     gen.writeStartObject();
     writeJobFields(gen, job, null);
-    gen.writeBooleanField("duplicate", duplicate);
-    gen.writeBooleanField("folded", folded);
+    gen.writeFieldName(DUPLICATE);
+    gen.writeBoolean(duplicate);
+    gen.writeFieldName(FOLDED);
+    gen.writeBoolean(folded);
     gen.writeEndObject();
   }
 
   private static void writeJobFields(JsonGenerator gen, JobSnapshot job, byte[] payload)
       throws IOException {
-    gen.writeStringField("id", job.id().toString());
-    gen.writeStringField("type", job.type());
-    gen.writeStringField("queue", job.queue());
-    gen.writeNumberField("priority", job.priority());
-    gen.writeStringField("status", job.status().wireName());
+    gen.writeFieldName(ID);
+    gen.writeString(job.id().toString());
+    gen.writeFieldName(TYPE);
+    gen.writeString(job.type());
+    gen.writeFieldName(QUEUE);
+    gen.writeString(job.queue());
+    gen.writeFieldName(PRIORITY);
+    gen.writeNumber(job.priority());
+    gen.writeFieldName(STATUS);
+    gen.writeString(STATUS_NAMES[job.status().ordinal()]);
     if (payload != null) {
-      gen.writeFieldName("payload");
+      gen.writeFieldName(PAYLOAD);
       writePayload(gen, payload);
     }
-    gen.writeNumberField("ready_at", job.readyAtMs());
-    gen.writeNumberField("attempts", job.attempts());
+    gen.writeFieldName(READY_AT);
+    gen.writeNumber(job.readyAtMs());
+    gen.writeFieldName(ATTEMPTS);
+    gen.writeNumber(job.attempts());
     writeOverrides(gen, job.retryLimit(), job.backoff(), job.retention());
-    writeTime(gen, "dequeued_at", job.dequeuedAtMs());
-    writeTime(gen, "failed_at", job.failedAtMs());
-    writeTime(gen, "completed_at", job.completedAtMs());
-    writeTime(gen, "purge_at", job.purgeAtMs());
+    writeTime(gen, DEQUEUED_AT, job.dequeuedAtMs());
+    writeTime(gen, FAILED_AT, job.failedAtMs());
+    writeTime(gen, COMPLETED_AT, job.completedAtMs());
+    writeTime(gen, PURGE_AT, job.purgeAtMs());
     writeUniqueAndBatch(gen, job.unique(), job.batch());
     BudgetWire.writeBindings(gen, job.budgets());
   }
@@ -105,10 +136,21 @@ public final class JobWriter {
     }
   }
 
-  private static void writeTime(JsonGenerator gen, String field, long valueMs) throws IOException {
+  private static void writeTime(JsonGenerator gen, SerializableString field, long valueMs)
+      throws IOException {
     if (valueMs != Job.NONE) {
-      gen.writeNumberField(field, valueMs);
+      gen.writeFieldName(field);
+      gen.writeNumber(valueMs);
     }
+  }
+
+  private static SerializableString[] statusNames() {
+    JobStatus[] statuses = JobStatus.values();
+    SerializableString[] names = new SerializableString[statuses.length];
+    for (JobStatus status : statuses) {
+      names[status.ordinal()] = new SerializedString(status.wireName());
+    }
+    return names;
   }
 
   /** Payloads are stored as canonical JSON: spliced raw into JSON, transcoded otherwise. */
