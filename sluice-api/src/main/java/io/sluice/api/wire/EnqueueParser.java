@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.json.UTF8StreamJsonParser;
 import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.engine.Names;
@@ -121,9 +122,12 @@ public final class EnqueueParser {
   }
 
   private JsonParser open(byte[] body) {
-    jsonBody = format == Format.JSON ? body : null;
     try {
-      return format.mapper().createParser(body);
+      JsonParser parser = format.mapper().createParser(body);
+      // Only a parser reading the body's bytes knows where a payload lies in them: MessagePack is
+      // not JSON text, and JSON in UTF-16 or UTF-32 is read through characters.
+      jsonBody = parser instanceof UTF8StreamJsonParser ? body : null;
+      return parser;
     } catch (IOException e) {
       throw fields.error(String.valueOf(e.getMessage()));
     }
@@ -272,9 +276,8 @@ public final class EnqueueParser {
     if (jsonBody == null) {
       return reencodePayload(parser);
     }
-    // A body in UTF-16 or UTF-32 is read through characters, and its offsets are not bytes (-1).
     int start = (int) parser.currentTokenLocation().getByteOffset();
-    int end = start < 0 ? -1 : CompactJson.end(jsonBody, start);
+    int end = CompactJson.end(jsonBody, start);
     if (end < 0) {
       return reencodePayload(parser);
     }

@@ -34,9 +34,9 @@ class BudgetRecordTest {
         .isEqualTo(new BudgetView("old", POLICY, 1_000, 2_000));
   }
 
-  @Test
-  void aRecordWrittenBeforePartitionsExistedReadsAsPlain() {
-    byte[] secondFormat = new RecordWriter()
+  /** A paused time-based budget as format 2 wrote it: no flags byte (durable, partitioned). */
+  private static byte[] pausedInTheSecondFormat() {
+    return new RecordWriter()
         .writeByte(2)
         .writeLong(10)
         .writeByte(StrategyType.TIME_BASED.ordinal())
@@ -48,6 +48,11 @@ class BudgetRecordTest {
         .writeByte(1)
         .writeLong(90_000)
         .toByteArray();
+  }
+
+  @Test
+  void aRecordWrittenBeforePartitionsExistedReadsAsPlain() {
+    byte[] secondFormat = pausedInTheSecondFormat();
 
     assertThat(RecordCodec.decodeBudget("old", secondFormat))
         .isEqualTo(new BudgetView("old", POLICY, false, 1_000, 2_000, 90_000L));
@@ -73,18 +78,7 @@ class BudgetRecordTest {
 
   @Test
   void aRecordWrittenBeforeDurableExistedReadsAsNotDurable() {
-    byte[] secondFormat = new RecordWriter()
-        .writeByte(2)
-        .writeLong(10)
-        .writeByte(StrategyType.TIME_BASED.ordinal())
-        .writeLong(60_000)
-        .writeByte(1)
-        .writeLong(20)
-        .writeLong(1_000)
-        .writeLong(2_000)
-        .writeByte(1)
-        .writeLong(90_000)
-        .toByteArray();
+    byte[] secondFormat = pausedInTheSecondFormat();
 
     assertThat(RecordCodec.decodeBudget("old", secondFormat))
         .isEqualTo(new BudgetView("old", POLICY, 1_000, 2_000, 90_000L));
