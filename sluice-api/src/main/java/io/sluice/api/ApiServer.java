@@ -106,6 +106,15 @@ public final class ApiServer implements AutoCloseable {
     new Dashboard().register(adminRoutes);
   }
 
+  /** Serves {@code GET /cluster} on the admin listener; call before {@link #start}. */
+  public void serveCluster(ClusterView cluster) {
+    adminRoutes.add(HttpMethod.GET, "/cluster", (ex, p) -> ex.send(200, json -> {
+      json.writeStartObject();
+      cluster.writeStatus(json);
+      json.writeEndObject();
+    }));
+  }
+
   /** Binds the admin listener (if enabled), then the primary one; fails if a port is taken. */
   public void start() {
     if (config.adminEnabled()) {

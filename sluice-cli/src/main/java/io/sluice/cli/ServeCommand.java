@@ -9,6 +9,8 @@ import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.store.rocks.StoreConfig;
+import io.sluice.cluster.ClusterConfig;
+import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -134,6 +136,25 @@ public final class ServeCommand implements Callable<Integer> {
           + " so the first requests meet compiled code; 0 skips it.")
   String warmUpJobs;
 
+  @Option(names = "--cluster-id", defaultValue = "${env:SLUICE_CLUSTER_ID:-}",
+      description = "Run as a node of this replicated cluster (docs/cluster.md); needs --node-id"
+          + " and --peers (SLUICE_CLUSTER_ID).")
+  String clusterId;
+
+  @Option(names = "--node-id", defaultValue = "${env:SLUICE_NODE_ID:-}",
+      description = "This node's id among --peers (SLUICE_NODE_ID).")
+  String nodeId;
+
+  @Option(names = "--peers", defaultValue = "${env:SLUICE_PEERS:-}",
+      description = "Every node of the cluster as id=host:port of its replication listener,"
+          + " comma-separated, this node included (SLUICE_PEERS).")
+  String peers;
+
+  @Option(names = "--election-timeout", defaultValue = "${env:SLUICE_ELECTION_TIMEOUT:-500ms}",
+      description = "How long a follower waits to hear from its leader before it stands for"
+          + " election; it waits between this and twice this (SLUICE_ELECTION_TIMEOUT).")
+  String electionTimeout;
+
   @Option(names = "--log-level", defaultValue = "${env:SLUICE_LOG_LEVEL:-info}",
       description = "trace, debug, info, warn or error (Sluice's own loggers).")
   String logLevel;
@@ -167,6 +188,9 @@ public final class ServeCommand implements Callable<Integer> {
       Signal.handle(new Signal("TERM"), previousTerm);
       Signal.handle(new Signal("INT"), previousInt);
     }
+    if (settings.cluster() != null) {
+      return serveClusterNode(settings, stop);
+    }
     SluiceServer server;
     try {
       server = SluiceServer.start(settings.store(), settings.engine(), settings.api(),
@@ -181,6 +205,28 @@ public final class ServeCommand implements Callable<Integer> {
       }
       System.err.println("Listening on " + server.scheme(false) + "://" + host + ":"
           + server.port() + " (primary)");
+    }
+    Signal.handle(new Signal("TERM"), signal -> stop.countDown());
+    Signal.handle(new Signal("INT"), signal -> stop.countDown());
+    stop.await();
+    server.close();
+    System.err.println("Server stopped.");
+    return 0;
+  }
+
+  private int serveClusterNode(ServerSettings settings, CountDownLatch stop)
+      throws InterruptedException {
+    ClusterServer server;
+    try {
+      server = ClusterServer.start(settings.cluster(), settings.store(), settings.engine(),
+          settings.api(), settings.commitLimits(), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      throw new StartupException(e.getMessage());
+    }
+    if (System.console() != null) {
+      System.err.println("Node " + settings.cluster().nodeId() + " of cluster "
+          + settings.cluster().clusterId() + " (replication on "
+          + settings.cluster().self().address() + ")");
     }
     Signal.handle(new Signal("TERM"), signal -> stop.countDown());
     Signal.handle(new Signal("INT"), signal -> stop.countDown());
@@ -241,7 +287,8 @@ public final class ServeCommand implements Callable<Integer> {
           Sizes.parseBytes(cacheSize, "--cache-size"), autoCompactThreshold());
       return new ServerSettings(store, engine, api,
           new EngineLoop.CommitModes(syncEnqueues, syncOthers), commitLimits,
-          (int) integer(warmUpJobs, "--warm-up-jobs", 0, 10_000_000));
+          (int) integer(warmUpJobs, "--warm-up-jobs", 0, 10_000_000),
+          cluster(root, syncEnqueues || syncOthers));
     } catch (IllegalArgumentException e) {
       throw new StartupException(e.getMessage());
     }
@@ -288,9 +335,36 @@ public final class ServeCommand implements Callable<Integer> {
         : integer(value, "SLUICE_AUTO_COMPACT_THRESHOLD", 0, Integer.MAX_VALUE);
   }
 
+  /**
+   * The cluster this node belongs to, or null for a single node. The Raft log is fsynced when
+   * either commit mode is {@code fsync} (docs/decisions.md, "Commit modes in a cluster").
+   */
+  private ClusterConfig cluster(Path root, boolean syncLog) {
+    boolean any = !blank(clusterId) || !blank(nodeId) || !blank(peers);
+    if (!any) {
+      return null;
+    }
+    if (blank(clusterId) || blank(nodeId) || blank(peers)) {
+      throw new StartupException("a cluster node needs all of --cluster-id, --node-id and"
+          + " --peers");
+    }
+    long electionMs = Durations.parseMs(electionTimeout, "--election-timeout");
+    if (electionMs < 50) {
+      throw new StartupException("invalid value for --election-timeout: '" + electionTimeout
+          + "' (expected at least 50ms)");
+    }
+    return new ClusterConfig(clusterId.trim(), nodeId.trim(),
+        ClusterConfig.parsePeers(peers), root.resolve("raft"), syncLog,
+        Duration.ofMillis(electionMs));
+  }
+
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
+  }
+
   record ServerSettings(StoreConfig store, EngineConfig engine, ApiConfig api,
       EngineLoop.CommitModes commitModes, EngineLoop.CommitLimits commitLimits,
-      int warmUpJobs) {}
+      int warmUpJobs, ClusterConfig cluster) {}
 
   /** A configuration problem found while the server starts. */
   static final class StartupException extends OperatorException {

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.api.ApiConfig;
 import io.sluice.api.ApiServer;
+import io.sluice.api.ClusterView;
 import io.sluice.api.MaintenanceConfig;
 import io.sluice.api.metrics.ServerMetrics;
 import io.sluice.api.wire.JqBatchExpressions;
@@ -10,6 +11,7 @@ import io.sluice.engine.RecoveryReport;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.store.JobStore;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.time.InstantSource;
@@ -31,10 +33,13 @@ public final class SluiceServer implements AutoCloseable {
   private final EngineLoop loop;
   private final ApiServer api;
 
-  private SluiceServer(RocksJobStore store, EngineLoop loop, ApiServer api) {
+  private final boolean ownsStore;
+
+  private SluiceServer(RocksJobStore store, EngineLoop loop, ApiServer api, boolean ownsStore) {
     this.store = store;
     this.loop = loop;
     this.api = api;
+    this.ownsStore = ownsStore;
   }
 
   public static SluiceServer start(StoreConfig storeConfig, EngineConfig engineConfig,
@@ -48,6 +53,25 @@ public final class SluiceServer implements AutoCloseable {
       EngineLoop.CommitLimits commitLimits, InstantSource clock) {
     long openStartedNanos = System.nanoTime();
     RocksJobStore store = new RocksJobStore(storeConfig);
+    try {
+      return startOn(store, store, true, storeConfig, engineConfig, apiConfig, commitModes,
+          commitLimits, clock, null, openStartedNanos);
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Recovers an engine from {@code store} and serves it; the engine commits through
+   * {@code journal} (the store itself, or the Raft log of a cluster's leader). The store stays
+   * open on {@link #close} unless {@code ownsStore}; {@code cluster} (or null) is shown on
+   * {@code GET /cluster}.
+   */
+  static SluiceServer startOn(RocksJobStore store, JobStore journal, boolean ownsStore,
+      StoreConfig storeConfig, EngineConfig engineConfig, ApiConfig apiConfig,
+      EngineLoop.CommitModes commitModes, EngineLoop.CommitLimits commitLimits,
+      InstantSource clock, ClusterView cluster, long openStartedNanos) {
     EngineLoop loop = null;
     try {
       JobIdGenerator jobIds = new JobIdGenerator();
@@ -65,25 +89,27 @@ public final class SluiceServer implements AutoCloseable {
       ServerMetrics metrics = new ServerMetrics();
       engine.observe(metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock));
       metrics.watchStorage(store::storedBytes);
-      loop = new EngineLoop(engine, store, clock, commitModes, commitLimits);
+      loop = new EngineLoop(engine, journal, clock, commitModes, commitLimits);
       loop.start();
       // Backup checkpoints go beside the data directory, on its file system, to be hard links.
       MaintenanceConfig maintenance = new MaintenanceConfig(
           storeConfig.dataDir().toAbsolutePath().getParent(), storeConfig.autoCompactThreshold());
       ApiServer api = new ApiServer(apiConfig, loop, store, store, maintenance, clock, jobIds,
           metrics);
+      if (cluster != null) {
+        api.serveCluster(cluster);
+      }
       try {
         api.start();
       } catch (RuntimeException e) {
         api.close();
         throw e;
       }
-      return new SluiceServer(store, loop, api);
+      return new SluiceServer(store, loop, api, ownsStore);
     } catch (RuntimeException e) {
       if (loop != null) {
         loop.close();
       }
-      store.close();
       throw e;
     }
   }
@@ -126,6 +152,17 @@ public final class SluiceServer implements AutoCloseable {
       LOG.warn("engine did not close its streams cleanly: {}", e.toString());
     }
     loop.close();
-    store.close();
+    if (ownsStore) {
+      store.close();
+    }
+  }
+
+  /**
+   * Stops serving without writing anything: for a leader that lost its term, whose commits the
+   * log no longer takes. The next leader requeues the jobs that were in flight here.
+   */
+  void abandon() {
+    api.close();
+    loop.close();
   }
 }

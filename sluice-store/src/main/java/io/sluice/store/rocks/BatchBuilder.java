@@ -62,6 +62,11 @@ final class BatchBuilder {
 
   /** The batch as RocksDB's own object; the caller closes it. */
   WriteBatch build() {
+    return new WriteBatch(serialized());
+  }
+
+  /** The batch in RocksDB's serialized form, as {@link WriteBatch#data} would give it. */
+  byte[] serialized() {
     int length = HEADER + (overflow == null ? 0 : overflow.length);
     for (int i = 0; i < laneCount; i++) {
       length += lanes[i].length;
@@ -79,7 +84,7 @@ final class BatchBuilder {
     if (overflow != null) {
       System.arraycopy(overflow.bytes, 0, bytes, at, overflow.length);
     }
-    return new WriteBatch(bytes);
+    return bytes;
   }
 
   private Lane lane(int family, byte[] group) {

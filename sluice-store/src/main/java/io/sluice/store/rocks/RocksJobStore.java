@@ -34,6 +34,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -57,6 +58,8 @@ import org.slf4j.LoggerFactory;
 public final class RocksJobStore implements JobStore, StorageMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(RocksJobStore.class);
   private static final long MAX_SEQUENCE = 0xFFFFFFFFL;
+  /** Markers ({@link #writeSerialized}) live in the default family under this prefix. */
+  private static final byte[] MARKER_PREFIX = bytes("marker/");
   /** How long closing waits for reads in progress (scans stop at their next step). */
   private static final long CLOSE_WAIT_MILLIS = 10_000;
   /**
@@ -175,15 +178,86 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void commit(CommitBatch batch) {
     uses.enter();
     try {
-      BatchBuilder writes = new BatchBuilder();
-      for (Mutation mutation : batch.mutations()) {
-        apply(writes, mutation);
-      }
-      try (WriteBatch built = writes.build()) {
+      try (WriteBatch built = new WriteBatch(serialize(batch))) {
         db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
       } catch (RocksDBException e) {
         throw new StorageException("commit", e);
       }
+    } finally {
+      uses.exit();
+    }
+  }
+
+  /**
+   * The commit's records in RocksDB's serialized write-batch form, for a replicated log entry:
+   * {@link #writeSerialized} applies it on any store, since every store numbers its column
+   * families alike ({@link #numbersFamiliesInCreationOrder}).
+   */
+  public byte[] serialize(CommitBatch batch) {
+    BatchBuilder writes = new BatchBuilder();
+    for (Mutation mutation : batch.mutations()) {
+      apply(writes, mutation);
+    }
+    return writes.serialized();
+  }
+
+  /** A small record beside the jobs, such as a replicated log's applied position. */
+  public record Marker(byte[] key, byte[] value) {}
+
+  /** Writes a batch from {@link #serialize} and the markers, in one atomic write. */
+  public void writeSerialized(byte[] serialized, List<Marker> markers, boolean sync) {
+    uses.enter();
+    try (WriteBatch batch = new WriteBatch(serialized)) {
+      for (Marker marker : markers) {
+        batch.put(handles.get(0), markerKey(marker.key()), marker.value());
+      }
+      db.write(sync ? syncedWrites : bufferedWrites, batch);
+    } catch (RocksDBException e) {
+      throw new StorageException("replicated commit", e);
+    } finally {
+      uses.exit();
+    }
+  }
+
+  /** The value of a marker written by {@link #writeSerialized}, or null. */
+  public byte[] readMarker(byte[] key) {
+    uses.enter();
+    try {
+      return db.get(handles.get(0), markerKey(key));
+    } catch (RocksDBException e) {
+      throw new StorageException("read of a marker", e);
+    } finally {
+      uses.exit();
+    }
+  }
+
+  private static byte[] markerKey(byte[] key) {
+    byte[] prefixed = new byte[MARKER_PREFIX.length + key.length];
+    System.arraycopy(MARKER_PREFIX, 0, prefixed, 0, MARKER_PREFIX.length);
+    System.arraycopy(key, 0, prefixed, MARKER_PREFIX.length, key.length);
+    return prefixed;
+  }
+
+  /**
+   * Whether the column families are numbered 1 to 8 in the order this class creates them, as
+   * in every store it created: serialized batches name families by number.
+   */
+  public boolean numbersFamiliesInCreationOrder() {
+    for (int i = 0; i < handles.size(); i++) {
+      if (handles.get(i).getID() != i) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Flushes every memtable to table files, so the store is whole on disk without its WAL. */
+  public void flush() {
+    uses.enter();
+    try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+      db.flush(options, handles);
+    } catch (RocksDBException e) {
+      throw new StorageException("flush", e);
     } finally {
       uses.exit();
     }

@@ -1,0 +1,236 @@
+package io.sluice.cli;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.sluice.api.ApiConfig;
+import io.sluice.api.ClusterView;
+import io.sluice.api.FollowerListener;
+import io.sluice.cluster.ClusterConfig;
+import io.sluice.cluster.ClusterNode;
+import io.sluice.cluster.ClusterStatus;
+import io.sluice.cluster.LeaderUrls;
+import io.sluice.cluster.ReplicatedJobStore;
+import io.sluice.cluster.Roles;
+import io.sluice.engine.EngineConfig;
+import io.sluice.engine.EngineLoop;
+import io.sluice.store.rocks.RocksJobStore;
+import io.sluice.store.rocks.StoreConfig;
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node of a replicated cluster (docs/cluster.md). It follows until Raft makes it the leader;
+ * then it recovers an engine from its own store, whose commits go through the log, serves the
+ * API and announces its URLs. When another node leads, it drops that engine unwritten and sends
+ * clients there ({@link FollowerListener}). Role changes run one at a time on their own thread.
+ */
+final class ClusterServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterServer.class);
+  /** Every turn goes to the commit thread, which groups them: a log round trip is not inline. */
+  private static final EngineLoop.CommitModes THROUGH_THE_LOG = new EngineLoop.CommitModes(true,
+      true);
+
+  private final ClusterConfig clusterConfig;
+  private final StoreConfig storeConfig;
+  private final EngineConfig engineConfig;
+  private final ApiConfig apiConfig;
+  private final EngineLoop.CommitLimits commitLimits;
+  private final InstantSource clock;
+  private final RocksJobStore store;
+  private final ExecutorService roles = Executors.newSingleThreadExecutor(
+      runnable -> new Thread(runnable, "sluice-cluster-roles"));
+  private final View view = new View();
+  private volatile ClusterNode node;
+  /** Set and read on the roles thread only. */
+  private FollowerListener follower;
+  private SluiceServer leader;
+  private long leaderTerm = -1;
+  private boolean closed;
+
+  private ClusterServer(ClusterConfig clusterConfig, StoreConfig storeConfig,
+      EngineConfig engineConfig, ApiConfig apiConfig, EngineLoop.CommitLimits commitLimits,
+      InstantSource clock, RocksJobStore store) {
+    this.clusterConfig = clusterConfig;
+    this.storeConfig = storeConfig;
+    this.engineConfig = engineConfig;
+    this.apiConfig = apiConfig;
+    this.commitLimits = commitLimits;
+    this.clock = clock;
+    this.store = store;
+  }
+
+  static ClusterServer start(ClusterConfig clusterConfig, StoreConfig storeConfig,
+      EngineConfig engineConfig, ApiConfig apiConfig, EngineLoop.CommitLimits commitLimits,
+      InstantSource clock) {
+    RocksJobStore store = new RocksJobStore(storeConfig);
+    ClusterServer server = new ClusterServer(clusterConfig, storeConfig, engineConfig, apiConfig,
+        commitLimits, clock, store);
+    try {
+      server.onRolesThread(server::follow).get(60, TimeUnit.SECONDS);
+      server.node = ClusterNode.start(clusterConfig, store, new Roles() {
+        @Override
+        public void leading(long term) {
+          server.onRolesThread(() -> server.lead(term));
+        }
+
+        @Override
+        public void following(String leaderId) {
+          server.onRolesThread(server::follow);
+        }
+      });
+      return server;
+    } catch (Exception e) {
+      server.close();
+      throw new IllegalStateException("cluster node did not start: " + e.getMessage(), e);
+    }
+  }
+
+  private java.util.concurrent.Future<?> onRolesThread(Runnable change) {
+    return roles.submit(() -> {
+      try {
+        change.run();
+      } catch (RuntimeException e) {
+        LOG.error("role change failed", e);
+      }
+    });
+  }
+
+  private void lead(long term) {
+    if (closed || (leader != null && leaderTerm == term)) {
+      return;
+    }
+    stopLeading();
+    long startedNanos = System.nanoTime();
+    if (follower != null) {
+      follower.close();
+      follower = null;
+    }
+    try {
+      leader = SluiceServer.startOn(store, new ReplicatedJobStore(store, node, term), false,
+          storeConfig, engineConfig, apiConfig, THROUGH_THE_LOG, commitLimits, clock, view,
+          startedNanos);
+      leaderTerm = term;
+      node.announce(term, urls()).get(30, TimeUnit.SECONDS);
+      LOG.info("leading term {}: serving in {} ms", term,
+          (System.nanoTime() - startedNanos) / 1_000_000);
+    } catch (Exception e) {
+      LOG.error("could not start serving as the leader of term {}", term, e);
+      stopLeading();
+      follow();
+    }
+  }
+
+  private void follow() {
+    if (closed) {
+      return;
+    }
+    stopLeading();
+    if (follower == null) {
+      follower = new FollowerListener(apiConfig, view);
+      follower.start();
+    }
+  }
+
+  private void stopLeading() {
+    if (leader != null) {
+      LOG.info("no longer leading term {}: engine dropped, clients sent to the new leader",
+          leaderTerm);
+      leader.abandon();
+      leader = null;
+      leaderTerm = -1;
+    }
+  }
+
+  private LeaderUrls urls() {
+    String apiUrl = url(apiConfig.tls() != null, apiConfig.host(), leader.port());
+    String adminUrl = apiConfig.adminEnabled()
+        ? url(apiConfig.adminTls() != null, apiConfig.adminHost(), leader.adminPort())
+        : "";
+    return new LeaderUrls(clusterConfig.nodeId(), apiUrl, adminUrl);
+  }
+
+  /** A wildcard listener is announced at the host this node's peers reach it on. */
+  private String url(boolean tls, String host, int port) {
+    String reachable = host.equals("0.0.0.0") || host.equals("::") || host.isEmpty()
+        ? clusterConfig.self().host()
+        : host;
+    if (reachable.contains(":")) {
+      reachable = "[" + reachable + "]";
+    }
+    return (tls ? "https" : "http") + "://" + reachable + ":" + port;
+  }
+
+  @Override
+  public void close() {
+    try {
+      roles.submit(() -> {
+        closed = true;
+        if (follower != null) {
+          follower.close();
+          follower = null;
+        }
+        if (leader != null) {
+          leader.close();
+          leader = null;
+        }
+      }).get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("cluster node did not stop serving cleanly: {}", e.toString());
+    }
+    roles.shutdown();
+    if (node != null) {
+      try {
+        node.close();
+      } catch (IOException e) {
+        LOG.warn("raft server did not close cleanly: {}", e.toString());
+      }
+    }
+    store.close();
+  }
+
+  /** The cluster as the listeners show it. */
+  private final class View implements ClusterView {
+    @Override
+    public Optional<String> leaderUrl(boolean admin) {
+      ClusterNode current = node;
+      if (current == null) {
+        return Optional.empty();
+      }
+      return current.leaderUrls()
+          .map(urls -> admin ? urls.adminUrl() : urls.apiUrl())
+          .filter(url -> !url.isEmpty());
+    }
+
+    @Override
+    public void writeStatus(JsonGenerator json) throws IOException {
+      ClusterNode current = node;
+      if (current == null) {
+        json.writeStringField("role", "starting");
+        return;
+      }
+      ClusterStatus status = current.status();
+      json.writeStringField("cluster_id", status.clusterId());
+      json.writeStringField("node_id", status.nodeId());
+      json.writeStringField("role", status.role());
+      json.writeNumberField("term", status.term());
+      json.writeStringField("leader_id", status.leaderId());
+      json.writeStringField("leader_url", status.leaderUrl());
+      json.writeNumberField("commit_index", status.commitIndex());
+      json.writeNumberField("applied_index", status.appliedIndex());
+      json.writeArrayFieldStart("peers");
+      for (ClusterStatus.PeerStatus peer : status.peers()) {
+        json.writeStartObject();
+        json.writeStringField("id", peer.id());
+        json.writeStringField("address", peer.address());
+        json.writeNumberField("commit_index", peer.commitIndex());
+        json.writeEndObject();
+      }
+      json.writeEndArray();
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.sluice.cluster;
+
+import io.sluice.store.rocks.RocksJobStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * This node's member of the Raft group (Apache Ratis over gRPC): replicates entries when it
+ * leads, applies committed ones to the store ({@link SluiceStateMachine}), and reports its role.
+ */
+public final class ClusterNode implements AutoCloseable {
+  /**
+   * The most bytes of entries sent to a follower in one call; Ratis sizes its log's write buffer
+   * past it (docs/decisions.md, "Raft entry size").
+   */
+  private static final SizeInBytes APPEND_BYTES = SizeInBytes.valueOf("32MB");
+  private static final SizeInBytes LOG_WRITE_BUFFER = SizeInBytes.valueOf("33MB");
+
+  private final ClusterConfig config;
+  private final RaftServer server;
+  private final SluiceStateMachine stateMachine;
+  private final RaftPeerId selfId;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+
+  private ClusterNode(ClusterConfig config, RaftServer server, SluiceStateMachine stateMachine) {
+    this.config = config;
+    this.server = server;
+    this.stateMachine = stateMachine;
+    this.selfId = RaftPeerId.valueOf(config.nodeId());
+  }
+
+  /**
+   * Joins the group and returns once this node's Raft server runs; {@code roles} hears when the
+   * node leads (every earlier entry then in {@code store}) and when it follows.
+   */
+  public static ClusterNode start(ClusterConfig config, RocksJobStore store,
+      Roles roles) throws IOException {
+    if (!store.numbersFamiliesInCreationOrder()) {
+      throw new IllegalStateException("the store's column families are not numbered as a"
+          + " cluster node's must be; start this node on an empty data directory");
+    }
+    List<RaftPeer> peers = config.peers().stream()
+        .map(peer -> RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build())
+        .toList();
+    RaftGroup group = RaftGroup.valueOf(config.groupId(), peers);
+    SluiceStateMachine stateMachine = new SluiceStateMachine(store,
+        config.peers().stream().map(ClusterConfig.Peer::id).toList(), roles);
+    RaftServer server = RaftServer.newBuilder()
+        .setServerId(RaftPeerId.valueOf(config.nodeId()))
+        .setGroup(group)
+        .setStateMachine(stateMachine)
+        .setProperties(properties(config))
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    server.start();
+    return new ClusterNode(config, server, stateMachine);
+  }
+
+  private static RaftProperties properties(ClusterConfig config) {
+    RaftProperties properties = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(properties, List.of(config.raftDir().toFile()));
+    GrpcConfigKeys.Server.setHost(properties, config.self().host());
+    GrpcConfigKeys.Server.setPort(properties, config.self().port());
+    GrpcConfigKeys.setMessageSizeMax(properties, SizeInBytes.valueOf("80MB"));
+    long electionMs = config.electionTimeout().toMillis();
+    RaftServerConfigKeys.Rpc.setTimeoutMin(properties,
+        TimeDuration.valueOf(electionMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(properties,
+        TimeDuration.valueOf(2 * electionMs, TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !config.syncLog());
+    RaftServerConfigKeys.Log.setWriteBufferSize(properties, LOG_WRITE_BUFFER);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf("128MB"));
+    RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, APPEND_BYTES);
+    // The engine never resends a commit, so replies need not be kept for long.
+    RaftServerConfigKeys.RetryCache.setExpiryTime(properties,
+        TimeDuration.valueOf(10, TimeUnit.SECONDS));
+    return properties;
+  }
+
+  /**
+   * Appends a commit written by the engine of {@code term} and completes once a majority stores
+   * it and this node has applied it; fails if this node no longer leads that term.
+   */
+  public CompletableFuture<Void> replicate(long term, byte[] serializedBatch) {
+    return submit(LogEntries.commit(term, serializedBatch));
+  }
+
+  /** Tells every node, through the log, where this node serves as the leader of {@code term}. */
+  public CompletableFuture<Void> announce(long term, LeaderUrls urls) {
+    return submit(LogEntries.announce(term, urls));
+  }
+
+  private CompletableFuture<Void> submit(ByteString entry) {
+    RaftClientRequest request = RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(selfId)
+        .setGroupId(config.groupId())
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(Message.valueOf(entry))
+        .setType(RaftClientRequest.writeRequestType())
+        .build();
+    try {
+      return server.submitClientRequestAsync(request).thenApply(ClusterNode::requireSuccess);
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static Void requireSuccess(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      Exception failure = reply.getException();
+      throw new NotReplicatedException(failure == null ? "entry not committed" : failure.toString(),
+          failure);
+    }
+    return null;
+  }
+
+  /** The URLs of the node leading now, once it has announced them. */
+  public Optional<LeaderUrls> leaderUrls() {
+    try {
+      RaftPeerId leader = division().getInfo().getLeaderId();
+      return stateMachine.announcedBy(leader == null ? null : leader.toString());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** What {@code GET /cluster} shows. */
+  public ClusterStatus status() throws IOException {
+    RaftServer.Division division = division();
+    DivisionInfo info = division.getInfo();
+    RaftPeerId leader = info.getLeaderId();
+    Map<String, Long> committed = division.getCommitInfos().stream()
+        .collect(Collectors.toMap(commit -> commit.getServer().getId().toStringUtf8(),
+            CommitInfoProto::getCommitIndex, Math::max));
+    List<ClusterStatus.PeerStatus> peers = new ArrayList<>();
+    for (ClusterConfig.Peer peer : config.peers()) {
+      peers.add(new ClusterStatus.PeerStatus(peer.id(), peer.address(),
+          committed.getOrDefault(peer.id(), -1L)));
+    }
+    return new ClusterStatus(config.clusterId(), config.nodeId(), role(info.getCurrentRole()),
+        info.getCurrentTerm(), leader == null ? null : leader.toString(),
+        leaderUrls().map(LeaderUrls::apiUrl).orElse(null),
+        division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), peers);
+  }
+
+  private static String role(RaftPeerRole role) {
+    return switch (role) {
+      case LEADER -> "leader";
+      case FOLLOWER -> "follower";
+      case CANDIDATE -> "candidate";
+      case LISTENER -> "listener";
+      default -> role.name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  private RaftServer.Division division() throws IOException {
+    return server.getDivision(config.groupId());
+  }
+
+  @Override
+  public void close() throws IOException {
+    server.close();
+  }
+
+  /** A commit or announcement the group did not take (no longer leader, or a stale term). */
+  public static final class NotReplicatedException extends RuntimeException {
+    NotReplicatedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+package io.sluice.cluster;
+
+import io.sluice.store.rocks.RocksJobStore;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies committed log entries to this node's store: a commit's write batch, or a leader's
+ * announced URLs. Each entry is written with its log position in the same atomic write, so after
+ * a crash the store knows which entries it holds and skips them when the log is replayed.
+ *
+ * <p>Ratis calls this from its own threads; it tells {@link Roles} when the node starts leading
+ * (once every earlier entry is applied) and when another node leads.
+ */
+final class SluiceStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(SluiceStateMachine.class);
+  private static final byte[] APPLIED = "raft-applied".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] EMPTY_BATCH = new byte[12];
+
+  private final RocksJobStore store;
+  private final List<String> peerIds;
+  private final Roles roles;
+  private final Map<String, LeaderUrls> announced = new ConcurrentHashMap<>();
+  /** The highest log index the store holds; entries at or below it are not written again. */
+  private volatile long storedIndex;
+
+  SluiceStateMachine(RocksJobStore store, List<String> peerIds, Roles roles) {
+    this.store = store;
+    this.peerIds = List.copyOf(peerIds);
+    this.roles = roles;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage)
+      throws IOException {
+    super.initialize(server, groupId, storage);
+    byte[] applied = store.readMarker(APPLIED);
+    if (applied != null) {
+      // Ratis replays its log from the start (there are no snapshots yet); the entries the
+      // store already holds are then skipped, not written twice.
+      storedIndex = ByteBuffer.wrap(applied).getLong(Long.BYTES);
+    }
+    for (String id : peerIds) {
+      byte[] urls = store.readMarker(urlsKey(id));
+      if (urls != null) {
+        announced.put(id, LeaderUrls.decode(urls));
+      }
+    }
+    LOG.info("store holds the replicated log up to index {}", storedIndex);
+  }
+
+  /**
+   * Refuses, on the leader, an entry written by an engine of another term than the current one:
+   * a node that lost leadership and won it back must not append what an engine built on the
+   * state before someone else's entries.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    ByteString content = request.getMessage().getContent();
+    long entryTerm = LogEntries.term(content);
+    long currentTerm = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
+    if (entryTerm != currentTerm) {
+      throw new StaleTermException(entryTerm, currentTerm);
+    }
+    return super.startTransaction(request);
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
+    LogEntryProto entry = transaction.getLogEntry();
+    long index = entry.getIndex();
+    long term = entry.getTerm();
+    if (index > storedIndex) {
+      ByteString content = entry.getStateMachineLogEntry().getLogData();
+      List<RocksJobStore.Marker> markers = new ArrayList<>(2);
+      markers.add(new RocksJobStore.Marker(APPLIED,
+          ByteBuffer.allocate(16).putLong(term).putLong(index).array()));
+      byte kind = LogEntries.kind(content);
+      if (kind == LogEntries.COMMIT) {
+        store.writeSerialized(LogEntries.body(content), markers, false);
+      } else if (kind == LogEntries.ANNOUNCE) {
+        LeaderUrls urls = LeaderUrls.decode(LogEntries.body(content));
+        markers.add(new RocksJobStore.Marker(urlsKey(urls.nodeId()), urls.encode()));
+        store.writeSerialized(EMPTY_BATCH, markers, false);
+        announced.put(urls.nodeId(), urls);
+      } else {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("unknown log entry kind " + kind + " at index " + index));
+      }
+      storedIndex = index;
+    }
+    updateLastAppliedTermIndex(term, index);
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /** The URLs a node announced when it last led, if it ever did. */
+  Optional<LeaderUrls> announcedBy(String nodeId) {
+    return nodeId == null ? Optional.empty() : Optional.ofNullable(announced.get(nodeId));
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeaderId) {
+    if (newLeaderId == null || !newLeaderId.equals(member.getPeerId())) {
+      roles.following(newLeaderId == null ? null : newLeaderId.toString());
+    }
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    try {
+      long term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
+      roles.leading(term);
+    } catch (IOException e) {
+      LOG.error("cannot read the term this node leads", e);
+    }
+  }
+
+  private static byte[] urlsKey(String nodeId) {
+    return ("leader-urls/" + nodeId).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** An entry from an engine of an earlier term; the leader does not append it. */
+  static final class StaleTermException extends IOException {
+    StaleTermException(long entryTerm, long currentTerm) {
+      super("entry from the engine of term " + entryTerm + " refused in term " + currentTerm);
+    }
+  }
+}
