@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * The listeners of a node that does not lead: every request is sent to the leader, with a
  * {@code 307} and its URL, except a take stream, which is answered {@code 503} with the leader's
  * URL in the body and a {@code Retry-After}, since a stream is not a request to be replayed. With
- * no leader known yet, everything is {@code 503}. The admin listener still answers
- * {@code /health} and {@code /cluster} itself.
+ * no leader known yet, everything is {@code 503}. Both listeners answer {@code /health} (the
+ * process is healthy, and says it follows), and the admin listener {@code /cluster}, themselves.
  */
 public final class FollowerListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FollowerListener.class);
@@ -72,7 +72,7 @@ public final class FollowerListener implements AutoCloseable {
 
   private void answer(HttpServerRequest request, boolean admin) {
     String path = request.path();
-    if (admin && request.method() == HttpMethod.GET && path.equals("/health")) {
+    if (request.method() == HttpMethod.GET && path.equals("/health")) {
       json(request, 200, json -> {
         json.writeStringField("status", "ok");
         json.writeStringField("role", "follower");

@@ -118,6 +118,12 @@ public final class SluiceProcess {
     return server;
   }
 
+  /** Starts a server on the given ports and returns at once, before it is listening. */
+  public static SluiceProcess launchOn(Path rootDir, Path log, List<String> serveArgs, int port,
+      int adminPort) throws Exception {
+    return launch(rootDir, log, List.of(), serveArgs, null, Map.of(), port, adminPort);
+  }
+
   private static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
       List<String> serveArgs, SSLContext sslContext, Map<String, String> env, int port,
       int adminPort) throws Exception {
@@ -142,7 +148,7 @@ public final class SluiceProcess {
     return new SluiceProcess(builder.start(), log, port, adminPort, sslContext);
   }
 
-  void awaitHealthy(Duration timeout) throws Exception {
+  public void awaitHealthy(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     HttpRequest health = HttpRequest.newBuilder(uri("/health"))
         .timeout(Duration.ofSeconds(1)).GET().build();
@@ -208,12 +214,12 @@ public final class SluiceProcess {
     return process.pid();
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
   /** SIGKILL; returns the exit status once the process is gone (bounded wait). */
-  int sigkill() throws InterruptedException {
+  public int sigkill() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(10, TimeUnit.SECONDS)) {
       throw new AssertionError("server did not die within 10 s of SIGKILL");
@@ -222,7 +228,7 @@ public final class SluiceProcess {
   }
 
   /** SIGTERM; returns the exit status, or -1 if the process did not exit within the timeout. */
-  int sigterm(Duration timeout) throws InterruptedException {
+  public int sigterm(Duration timeout) throws InterruptedException {
     process.destroy();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       return -1;
@@ -255,7 +261,7 @@ public final class SluiceProcess {
     }
   }
 
-  private static int freePort() throws IOException {
+  public static int freePort() throws IOException {
     try (ServerSocket socket = new ServerSocket(0)) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();

@@ -1,0 +1,164 @@
+package io.sluice.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real nodes on loopback (issue 18): clients are sent to the leader, and a leader killed
+ * under load is replaced within seconds with nothing that was acknowledged lost or delivered
+ * again; the killed node rejoins and catches up.
+ */
+class ClusterFailoverTest {
+  private static final Duration ELECTION = Duration.ofSeconds(30);
+  private static final Duration FAILOVER_LIMIT = Duration.ofSeconds(5);
+
+  @TempDir Path dir;
+  private LocalCluster cluster;
+
+  @BeforeEach
+  void startCluster() throws Exception {
+    cluster = LocalCluster.start(dir, 3);
+  }
+
+  @AfterEach
+  void stopCluster() {
+    cluster.close();
+  }
+
+  @Test
+  void followersSendRequestsToTheLeaderAndStreamsAway() throws Exception {
+    String leader = cluster.awaitLeader(ELECTION);
+    String follower = cluster.runningIds().stream().filter(id -> !id.equals(leader))
+        .findFirst().orElseThrow();
+
+    HttpResponse<String> enqueue = cluster.http().send(
+        HttpRequest.newBuilder(cluster.url(follower, "/jobs?x=1"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(
+                "{\"type\":\"work\",\"queue\":\"q\",\"payload\":{}}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(enqueue.statusCode()).isEqualTo(307);
+    assertThat(enqueue.headers().firstValue("Location"))
+        .contains(cluster.baseUrl(leader) + "/jobs?x=1");
+
+    HttpResponse<String> take = cluster.http().send(
+        HttpRequest.newBuilder(cluster.url(follower, "/jobs/take?queue=q")).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(take.statusCode()).isEqualTo(503);
+    assertThat(take.headers().firstValue("Retry-After")).contains("1");
+    assertThat(LocalCluster.JSON.readTree(take.body()).get("leader").asText())
+        .isEqualTo(cluster.baseUrl(leader));
+
+    JsonNode status = cluster.status(follower);
+    assertThat(status.get("role").asText()).isEqualTo("follower");
+    assertThat(status.get("leader_id").asText()).isEqualTo(leader);
+    assertThat(status.get("peers")).hasSize(3);
+    assertThat(cluster.status(leader).get("role").asText()).isEqualTo("leader");
+  }
+
+  @Test
+  void aLeaderKilledUnderLoadIsReplacedWithNothingAcknowledgedLost() throws Exception {
+    String leader = cluster.awaitLeader(ELECTION);
+    ClusterClient client = new ClusterClient(cluster, "q");
+    AtomicBoolean stop = new AtomicBoolean();
+    List<Thread> threads = new ArrayList<>();
+    List<Throwable> failures = new ArrayList<>();
+    for (Runnable role : List.<Runnable>of(
+        () -> run(() -> client.produce(stop::get), failures),
+        () -> run(() -> client.produce(stop::get), failures),
+        () -> run(() -> client.work(stop::get), failures))) {
+      Thread thread = new Thread(role, "cluster-client");
+      thread.start();
+      threads.add(thread);
+    }
+    awaitAtLeast(client, 200, Duration.ofSeconds(30));
+    int enqueuedBeforeKill = client.enqueued.size();
+    int acknowledgedBeforeKill = client.acknowledged.size();
+
+    long killedAt = System.nanoTime();
+    cluster.kill(leader);
+    String newLeader = cluster.awaitLeader(ELECTION);
+    Duration failover = Duration.ofNanos(System.nanoTime() - killedAt);
+    awaitAtLeast(client, client.acknowledged.size() + 200, Duration.ofSeconds(30));
+    stop.set(true);
+    for (Thread thread : threads) {
+      thread.join(30_000);
+    }
+
+    assertThat(failures).isEmpty();
+    assertThat(newLeader).isNotEqualTo(leader);
+    assertThat(failover).as("kill to a new leader serving").isLessThan(FAILOVER_LIMIT);
+    assertThat(client.enqueued.size()).isGreaterThan(enqueuedBeforeKill);
+    assertThat(client.acknowledged.size()).isGreaterThan(acknowledgedBeforeKill);
+    assertThat(client.deliveredAfterAck).as("jobs delivered again after their ack").isEmpty();
+    for (String id : client.enqueued) {
+      HttpResponse<String> job = cluster.http().send(
+          HttpRequest.newBuilder(cluster.url(newLeader, "/jobs/" + id)).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(job.statusCode()).as("enqueued job %s on the new leader", id).isEqualTo(200);
+      if (client.acknowledged.contains(id)) {
+        assertThat(LocalCluster.JSON.readTree(job.body()).get("status").asText())
+            .as("acknowledged job %s", id).isEqualTo("completed");
+      }
+    }
+
+    cluster.restart(leader);
+    long target = cluster.status(newLeader).get("commit_index").asLong();
+    awaitApplied(leader, target, Duration.ofSeconds(30));
+    assertThat(cluster.status(leader).get("role").asText()).isEqualTo("follower");
+  }
+
+  private interface Body {
+    void run() throws Exception;
+  }
+
+  private static void run(Body body, List<Throwable> failures) {
+    try {
+      body.run();
+    } catch (Throwable e) {
+      synchronized (failures) {
+        failures.add(e);
+      }
+    }
+  }
+
+  private static void awaitAtLeast(ClusterClient client, int acknowledged, Duration timeout)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (client.acknowledged.size() < acknowledged) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("only " + client.acknowledged.size() + " of " + acknowledged
+            + " acknowledgements within " + timeout + " (" + client.enqueued.size()
+            + " enqueued)");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  private void awaitApplied(String id, long index, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      JsonNode status = cluster.status(id);
+      if (status != null && status.path("applied_index").asLong(-1) >= index) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(id + " did not apply index " + index + ": " + status
+            + "\n" + cluster.output(id));
+      }
+      Thread.sleep(50);
+    }
+  }
+}

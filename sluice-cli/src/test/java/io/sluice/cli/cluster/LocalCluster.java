@@ -1,0 +1,220 @@
+package io.sluice.cli.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.crash.SluiceProcess;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A cluster of real {@code sluice serve} processes on loopback, each with its own root
+ * directory, Raft port and listeners. Nodes can be killed, wiped and started again on the same
+ * ports.
+ */
+final class LocalCluster implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+  /** One member: where it keeps its data and where it listens. */
+  record Member(String id, Path root, int raftPort, int port, int adminPort) {}
+
+  private final Path dir;
+  private final Map<String, Member> members = new LinkedHashMap<>();
+  private final Map<String, SluiceProcess> running = new LinkedHashMap<>();
+  private final HttpClient http = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(2))
+      .followRedirects(HttpClient.Redirect.NEVER)
+      .build();
+  private int starts;
+
+  private LocalCluster(Path dir) {
+    this.dir = dir;
+  }
+
+  /** Starts {@code size} nodes named n1, n2, … and waits until each answers. */
+  static LocalCluster start(Path dir, int size) throws Exception {
+    LocalCluster cluster = new LocalCluster(dir);
+    try {
+      for (int i = 1; i <= size; i++) {
+        String id = "n" + i;
+        cluster.members.put(id, new Member(id, dir.resolve(id), SluiceProcess.freePort(),
+            SluiceProcess.freePort(), SluiceProcess.freePort()));
+      }
+      for (String id : cluster.members.keySet()) {
+        cluster.launch(id);
+      }
+      for (SluiceProcess node : cluster.running.values()) {
+        node.awaitHealthy(START_TIMEOUT);
+      }
+      return cluster;
+    } catch (Throwable e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
+  private SluiceProcess launch(String id) throws Exception {
+    Member member = members.get(id);
+    String peers = members.values().stream()
+        .map(peer -> peer.id() + "=127.0.0.1:" + peer.raftPort())
+        .collect(Collectors.joining(","));
+    Files.createDirectories(member.root());
+    SluiceProcess process = SluiceProcess.launchOn(member.root(),
+        dir.resolve(id + "-" + (++starts) + ".log"),
+        // Completed jobs are kept, so a test can tell an acknowledged job from a lost one.
+        List.of("--warm-up-jobs", "0", "--default-completed-job-retention", "1h",
+            "--cluster-id", "test", "--node-id", id, "--peers", peers),
+        member.port(), member.adminPort());
+    running.put(id, process);
+    return process;
+  }
+
+  /** Starts a stopped node again on its ports and data, and waits until it answers. */
+  void restart(String id) throws Exception {
+    launch(id).awaitHealthy(START_TIMEOUT);
+  }
+
+  /** SIGKILL. */
+  void kill(String id) throws InterruptedException {
+    running.remove(id).sigkill();
+  }
+
+  /** Deletes a stopped node's data and log, as after a lost disk. */
+  void wipe(String id) throws IOException {
+    try (Stream<Path> files = Files.walk(members.get(id).root())) {
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
+  }
+
+  List<String> runningIds() {
+    return new ArrayList<>(running.keySet());
+  }
+
+  SluiceProcess process(String id) {
+    return running.get(id);
+  }
+
+  URI url(String id, String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + members.get(id).port() + pathAndQuery);
+  }
+
+  URI adminUrl(String id, String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + members.get(id).adminPort() + pathAndQuery);
+  }
+
+  /** The base URL of a node's primary listener. */
+  String baseUrl(String id) {
+    return "http://127.0.0.1:" + members.get(id).port();
+  }
+
+  /** The node whose primary listener a URL names. */
+  String idOf(String url) {
+    int port = URI.create(url).getPort();
+    return members.values().stream().filter(member -> member.port() == port)
+        .map(Member::id).findFirst()
+        .orElseThrow(() -> new AssertionError("no node listens at " + url));
+  }
+
+  /** Every member's id, running or not. */
+  List<String> ids() {
+    return new ArrayList<>(members.keySet());
+  }
+
+  HttpClient http() {
+    return http;
+  }
+
+  /** {@code GET /cluster} on a node's admin listener, or null when it does not answer. */
+  JsonNode status(String id) {
+    try {
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(adminUrl(id, "/cluster")).timeout(Duration.ofSeconds(2))
+              .GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200 ? JSON.readTree(response.body()) : null;
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  /**
+   * Waits until a running node says it leads and every running node names it, with its URL, and
+   * the leader's primary listener answers; returns its id.
+   */
+  String awaitLeader(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      String leader = agreedLeader();
+      if (leader != null && answers(leader)) {
+        return leader;
+      }
+      Thread.sleep(20);
+    }
+    throw new AssertionError("no leader agreed within " + timeout + ": "
+        + running.keySet().stream().map(this::status).toList());
+  }
+
+  private String agreedLeader() {
+    String agreed = null;
+    for (String id : running.keySet()) {
+      JsonNode status = status(id);
+      if (status == null || !status.path("leader_url").isTextual()) {
+        return null;
+      }
+      String leader = status.get("leader_id").asText();
+      if (agreed != null && !agreed.equals(leader) || !running.containsKey(leader)) {
+        return null;
+      }
+      agreed = leader;
+    }
+    return agreed != null && "leader".equals(status(agreed).path("role").asText()) ? agreed : null;
+  }
+
+  /** Whether the node serves the API itself (a follower would redirect). */
+  boolean answers(String id) {
+    try {
+      HttpResponse<String> response = http.send(
+          HttpRequest.newBuilder(url(id, "/queues")).timeout(Duration.ofSeconds(1)).GET().build(),
+          HttpResponse.BodyHandlers.ofString());
+      return response.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The node's output so far, for failure messages. */
+  String output(String id) {
+    SluiceProcess process = running.get(id);
+    return process == null ? "(not running)" : process.output();
+  }
+
+  @Override
+  public void close() {
+    for (SluiceProcess process : running.values()) {
+      process.forceStop();
+    }
+    running.clear();
+  }
+}
