@@ -41,7 +41,6 @@ final class ClusterServer implements AutoCloseable {
   private final ApiConfig apiConfig;
   private final EngineLoop.CommitLimits commitLimits;
   private final InstantSource clock;
-  private final RocksJobStore store;
   private final ExecutorService roles = Executors.newSingleThreadExecutor(
       runnable -> new Thread(runnable, "sluice-cluster-roles"));
   private final View view = new View();
@@ -54,25 +53,23 @@ final class ClusterServer implements AutoCloseable {
 
   private ClusterServer(ClusterConfig clusterConfig, StoreConfig storeConfig,
       EngineConfig engineConfig, ApiConfig apiConfig, EngineLoop.CommitLimits commitLimits,
-      InstantSource clock, RocksJobStore store) {
+      InstantSource clock) {
     this.clusterConfig = clusterConfig;
     this.storeConfig = storeConfig;
     this.engineConfig = engineConfig;
     this.apiConfig = apiConfig;
     this.commitLimits = commitLimits;
     this.clock = clock;
-    this.store = store;
   }
 
   static ClusterServer start(ClusterConfig clusterConfig, StoreConfig storeConfig,
       EngineConfig engineConfig, ApiConfig apiConfig, EngineLoop.CommitLimits commitLimits,
       InstantSource clock) {
-    RocksJobStore store = new RocksJobStore(storeConfig);
     ClusterServer server = new ClusterServer(clusterConfig, storeConfig, engineConfig, apiConfig,
-        commitLimits, clock, store);
+        commitLimits, clock);
     try {
       server.onRolesThread(server::follow).get(60, TimeUnit.SECONDS);
-      server.node = ClusterNode.start(clusterConfig, store, new Roles() {
+      server.node = ClusterNode.start(clusterConfig, storeConfig, new Roles() {
         @Override
         public void leading(long term) {
           server.onRolesThread(() -> server.lead(term));
@@ -111,6 +108,7 @@ final class ClusterServer implements AutoCloseable {
       follower = null;
     }
     try {
+      RocksJobStore store = node.store();
       leader = SluiceServer.startOn(store, new ReplicatedJobStore(store, node, term), false,
           storeConfig, engineConfig, apiConfig, THROUGH_THE_LOG, commitLimits, clock, view,
           startedNanos);
@@ -190,7 +188,6 @@ final class ClusterServer implements AutoCloseable {
         LOG.warn("raft server did not close cleanly: {}", e.toString());
       }
     }
-    store.close();
   }
 
   /** The cluster as the listeners show it. */
@@ -222,6 +219,8 @@ final class ClusterServer implements AutoCloseable {
       json.writeStringField("leader_url", status.leaderUrl());
       json.writeNumberField("commit_index", status.commitIndex());
       json.writeNumberField("applied_index", status.appliedIndex());
+      json.writeNumberField("snapshot_index", status.snapshotIndex());
+      json.writeNumberField("log_start_index", status.logStartIndex());
       json.writeArrayFieldStart("peers");
       for (ClusterStatus.PeerStatus peer : status.peers()) {
         json.writeStartObject();

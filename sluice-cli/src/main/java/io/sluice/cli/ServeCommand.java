@@ -155,6 +155,11 @@ public final class ServeCommand implements Callable<Integer> {
           + " election; it waits between this and twice this (SLUICE_ELECTION_TIMEOUT).")
   String electionTimeout;
 
+  @Option(names = "--snapshot-every", defaultValue = "${env:SLUICE_SNAPSHOT_EVERY:-10000}",
+      description = "A cluster node snapshots its store every this many log entries, and the"
+          + " log is truncated behind the snapshot (SLUICE_SNAPSHOT_EVERY).")
+  String snapshotEvery;
+
   @Option(names = "--log-level", defaultValue = "${env:SLUICE_LOG_LEVEL:-info}",
       description = "trace, debug, info, warn or error (Sluice's own loggers).")
   String logLevel;
@@ -355,7 +360,8 @@ public final class ServeCommand implements Callable<Integer> {
     }
     return new ClusterConfig(clusterId.trim(), nodeId.trim(),
         ClusterConfig.parsePeers(peers), root.resolve("raft"), syncLog,
-        Duration.ofMillis(electionMs));
+        Duration.ofMillis(electionMs),
+        integer(snapshotEvery, "--snapshot-every", 1, Long.MAX_VALUE));
   }
 
   private static boolean blank(String value) {

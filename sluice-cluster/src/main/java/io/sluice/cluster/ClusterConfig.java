@@ -19,9 +19,12 @@ import org.apache.ratis.protocol.RaftGroupId;
  *     majority; false: once written (not flushed) on a majority.
  * @param electionTimeout the shortest time a follower waits for its leader before it stands for
  *     election (the longest is twice as long).
+ * @param snapshotEvery log entries between two snapshots of the store
  */
 public record ClusterConfig(String clusterId, String nodeId, List<Peer> peers, Path raftDir,
-    boolean syncLog, Duration electionTimeout) {
+    boolean syncLog, Duration electionTimeout, long snapshotEvery) {
+  public static final long DEFAULT_SNAPSHOT_EVERY = 10_000;
+
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
 
   /** One member of the cluster and the address its Raft replication listens on. */
@@ -35,6 +38,9 @@ public record ClusterConfig(String clusterId, String nodeId, List<Peer> peers, P
     peers = List.copyOf(peers);
     requireName(clusterId, "--cluster-id");
     requireName(nodeId, "--node-id");
+    if (snapshotEvery < 1) {
+      throw new IllegalArgumentException("snapshots must be at least 1 entry apart");
+    }
     if (peers.stream().noneMatch(peer -> peer.id().equals(nodeId))) {
       throw new IllegalArgumentException("--peers does not list this node's id '" + nodeId + "'");
     }

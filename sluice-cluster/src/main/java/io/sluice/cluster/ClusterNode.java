@@ -1,6 +1,7 @@
 package io.sluice.cluster;
 
 import io.sluice.store.rocks.RocksJobStore;
+import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -40,16 +42,21 @@ public final class ClusterNode implements AutoCloseable {
    */
   private static final SizeInBytes APPEND_BYTES = SizeInBytes.valueOf("32MB");
   private static final SizeInBytes LOG_WRITE_BUFFER = SizeInBytes.valueOf("33MB");
+  /** Log segments are purged whole, so they are kept small enough to go soon after a snapshot. */
+  private static final SizeInBytes SEGMENT_SIZE = SizeInBytes.valueOf("8MB");
 
   private final ClusterConfig config;
   private final RaftServer server;
   private final SluiceStateMachine stateMachine;
+  private final StoreSlot store;
   private final RaftPeerId selfId;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
 
-  private ClusterNode(ClusterConfig config, RaftServer server, SluiceStateMachine stateMachine) {
+  private ClusterNode(ClusterConfig config, RaftServer server, SluiceStateMachine stateMachine,
+      StoreSlot store) {
     this.config = config;
+    this.store = store;
     this.server = server;
     this.stateMachine = stateMachine;
     this.selfId = RaftPeerId.valueOf(config.nodeId());
@@ -59,9 +66,20 @@ public final class ClusterNode implements AutoCloseable {
    * Joins the group and returns once this node's Raft server runs; {@code roles} hears when the
    * node leads (every earlier entry then in {@code store}) and when it follows.
    */
-  public static ClusterNode start(ClusterConfig config, RocksJobStore store,
-      Roles roles) throws IOException {
-    if (!store.numbersFamiliesInCreationOrder()) {
+  public static ClusterNode start(ClusterConfig config, StoreConfig storeConfig, Roles roles)
+      throws IOException {
+    StoreSlot store = new StoreSlot(storeConfig);
+    try {
+      return start(config, store, roles);
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
+  private static ClusterNode start(ClusterConfig config, StoreSlot store, Roles roles)
+      throws IOException {
+    if (!store.current().numbersFamiliesInCreationOrder()) {
       throw new IllegalStateException("the store's column families are not numbered as a"
           + " cluster node's must be; start this node on an empty data directory");
     }
@@ -79,7 +97,7 @@ public final class ClusterNode implements AutoCloseable {
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
     server.start();
-    return new ClusterNode(config, server, stateMachine);
+    return new ClusterNode(config, server, stateMachine, store);
   }
 
   private static RaftProperties properties(ClusterConfig config) {
@@ -95,7 +113,15 @@ public final class ClusterNode implements AutoCloseable {
         TimeDuration.valueOf(2 * electionMs, TimeUnit.MILLISECONDS));
     RaftServerConfigKeys.Log.setUnsafeFlushEnabled(properties, !config.syncLog());
     RaftServerConfigKeys.Log.setWriteBufferSize(properties, LOG_WRITE_BUFFER);
-    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SizeInBytes.valueOf("128MB"));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(properties, SEGMENT_SIZE);
+    // A snapshot (a checkpoint: hard links) every so many entries; the log is purged behind it
+    // even when a follower still needs what is purged: that follower gets the snapshot.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(properties, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(properties, config.snapshotEvery());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(properties, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(properties, true);
+    RaftServerConfigKeys.Log.setPurgeGap(properties, 1);
+    RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(properties, true);
     RaftServerConfigKeys.Log.Appender.setBufferByteLimit(properties, APPEND_BYTES);
     // The engine never resends a commit, so replies need not be kept for long.
     RaftServerConfigKeys.RetryCache.setExpiryTime(properties,
@@ -156,6 +182,7 @@ public final class ClusterNode implements AutoCloseable {
     RaftServer.Division division = division();
     DivisionInfo info = division.getInfo();
     RaftPeerId leader = info.getLeaderId();
+    SnapshotInfo snapshot = stateMachine.getLatestSnapshot();
     Map<String, Long> committed = division.getCommitInfos().stream()
         .collect(Collectors.toMap(commit -> commit.getServer().getId().toStringUtf8(),
             CommitInfoProto::getCommitIndex, Math::max));
@@ -167,7 +194,8 @@ public final class ClusterNode implements AutoCloseable {
     return new ClusterStatus(config.clusterId(), config.nodeId(), role(info.getCurrentRole()),
         info.getCurrentTerm(), leader == null ? null : leader.toString(),
         leaderUrls().map(LeaderUrls::apiUrl).orElse(null),
-        division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(), peers);
+        division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
+        snapshot == null ? -1 : snapshot.getIndex(), division.getRaftLog().getStartIndex(), peers);
   }
 
   private static String role(RaftPeerRole role) {
@@ -184,9 +212,19 @@ public final class ClusterNode implements AutoCloseable {
     return server.getDivision(config.groupId());
   }
 
+  /** This node's store now (a snapshot received while following replaces it). */
+  public RocksJobStore store() {
+    return store.current();
+  }
+
+  /** Stops the Raft server, then closes the store. */
   @Override
   public void close() throws IOException {
-    server.close();
+    try {
+      server.close();
+    } finally {
+      store.close();
+    }
   }
 
   /** A commit or announcement the group did not take (no longer leader, or a stale term). */

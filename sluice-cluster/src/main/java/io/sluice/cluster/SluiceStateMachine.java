@@ -4,10 +4,14 @@ import io.sluice.store.rocks.RocksJobStore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -17,10 +21,14 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,14 +45,15 @@ final class SluiceStateMachine extends BaseStateMachine {
   private static final byte[] APPLIED = "raft-applied".getBytes(StandardCharsets.UTF_8);
   private static final byte[] EMPTY_BATCH = new byte[12];
 
-  private final RocksJobStore store;
+  private final StoreSlot store;
+  private final CheckpointSnapshots snapshots = new CheckpointSnapshots();
   private final List<String> peerIds;
   private final Roles roles;
   private final Map<String, LeaderUrls> announced = new ConcurrentHashMap<>();
   /** The highest log index the store holds; entries at or below it are not written again. */
   private volatile long storedIndex;
 
-  SluiceStateMachine(RocksJobStore store, List<String> peerIds, Roles roles) {
+  SluiceStateMachine(StoreSlot store, List<String> peerIds, Roles roles) {
     this.store = store;
     this.peerIds = List.copyOf(peerIds);
     this.roles = roles;
@@ -54,19 +63,100 @@ final class SluiceStateMachine extends BaseStateMachine {
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage)
       throws IOException {
     super.initialize(server, groupId, storage);
-    byte[] applied = store.readMarker(APPLIED);
-    if (applied != null) {
-      // Ratis replays its log from the start (there are no snapshots yet); the entries the
-      // store already holds are then skipped, not written twice.
-      storedIndex = ByteBuffer.wrap(applied).getLong(Long.BYTES);
-    }
+    getLifeCycle().startAndTransition(() -> {
+      snapshots.init(storage);
+      SnapshotInfo snapshot = snapshots.getLatestSnapshot();
+      readStoredPosition();
+      // A store behind its newest snapshot lost writes (its WAL is not fsynced in a cluster):
+      // it restarts from the snapshot, and the log replays the rest.
+      if (snapshot != null && storedIndex < snapshot.getIndex()) {
+        LOG.warn("store holds the log up to index {}, behind the snapshot at {}: restoring it",
+            storedIndex, snapshot.getIndex());
+        restoreFrom(snapshot);
+      }
+      readAnnouncements();
+      if (snapshot != null) {
+        // Ratis replays the log from the entry after it; entries the store holds are skipped.
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+      }
+      LOG.info("store holds the replicated log up to index {} (snapshot: {})", storedIndex,
+          snapshot == null ? "none" : snapshot.getTermIndex());
+    });
+  }
+
+  private void readStoredPosition() {
+    byte[] applied = store.current().readMarker(APPLIED);
+    storedIndex = applied == null ? 0 : ByteBuffer.wrap(applied).getLong(Long.BYTES);
+  }
+
+  private void readAnnouncements() {
+    announced.clear();
     for (String id : peerIds) {
-      byte[] urls = store.readMarker(urlsKey(id));
+      byte[] urls = store.current().readMarker(urlsKey(id));
       if (urls != null) {
         announced.put(id, LeaderUrls.decode(urls));
       }
     }
-    LOG.info("store holds the replicated log up to index {}", storedIndex);
+  }
+
+  private void restoreFrom(SnapshotInfo snapshot) throws IOException {
+    store.replaceWith(snapshots.dirFor(snapshot.getTermIndex()));
+    readStoredPosition();
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return snapshots;
+  }
+
+  @Override
+  public SnapshotInfo getLatestSnapshot() {
+    return snapshots.getLatestSnapshot();
+  }
+
+  /**
+   * Checkpoints the store as it stands after the last applied entry (Ratis calls this on the
+   * thread that applies entries, so none is half written), so the log can be purged behind it.
+   */
+  @Override
+  public long takeSnapshot() throws IOException {
+    TermIndex last = getLastAppliedTermIndex();
+    if (last == null || last.getIndex() < 0) {
+      return -1;
+    }
+    SnapshotInfo current = snapshots.getLatestSnapshot();
+    if (current != null && current.getIndex() >= last.getIndex()) {
+      return current.getIndex();
+    }
+    Path inProgress = snapshots.newTemporaryDir("checkpoint-" + UUID.randomUUID());
+    store.current().checkpoint(inProgress);
+    Files.move(inProgress, snapshots.dirFor(last), StandardCopyOption.ATOMIC_MOVE);
+    snapshots.reload();
+    LOG.info("snapshot taken at {}", last);
+    return last.getIndex();
+  }
+
+  /** Ratis pauses the state machine for every chunk of a snapshot it receives. */
+  @Override
+  public void pause() {
+    if (getLifeCycle().compareAndTransition(LifeCycle.State.RUNNING, LifeCycle.State.PAUSING)) {
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** A snapshot from the leader has replaced the snapshots directory: the store follows it. */
+  @Override
+  public void reinitialize() throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      SnapshotInfo snapshot = snapshots.reload();
+      if (snapshot == null) {
+        throw new IOException("no snapshot to restore the store from");
+      }
+      restoreFrom(snapshot);
+      readAnnouncements();
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+      LOG.info("store restored from the leader's snapshot at {}", snapshot.getTermIndex());
+    });
   }
 
   /**
@@ -97,11 +187,11 @@ final class SluiceStateMachine extends BaseStateMachine {
           ByteBuffer.allocate(16).putLong(term).putLong(index).array()));
       byte kind = LogEntries.kind(content);
       if (kind == LogEntries.COMMIT) {
-        store.writeSerialized(LogEntries.body(content), markers, false);
+        store.current().writeSerialized(LogEntries.body(content), markers, false);
       } else if (kind == LogEntries.ANNOUNCE) {
         LeaderUrls urls = LeaderUrls.decode(LogEntries.body(content));
         markers.add(new RocksJobStore.Marker(urlsKey(urls.nodeId()), urls.encode()));
-        store.writeSerialized(EMPTY_BATCH, markers, false);
+        store.current().writeSerialized(EMPTY_BATCH, markers, false);
         announced.put(urls.nodeId(), urls);
       } else {
         return CompletableFuture.failedFuture(

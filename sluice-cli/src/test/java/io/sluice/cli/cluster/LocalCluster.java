@@ -32,6 +32,7 @@ final class LocalCluster implements AutoCloseable {
   record Member(String id, Path root, int raftPort, int port, int adminPort) {}
 
   private final Path dir;
+  private final List<String> serveArgs;
   private final Map<String, Member> members = new LinkedHashMap<>();
   private final Map<String, SluiceProcess> running = new LinkedHashMap<>();
   private final HttpClient http = HttpClient.newBuilder()
@@ -41,13 +42,19 @@ final class LocalCluster implements AutoCloseable {
       .build();
   private int starts;
 
-  private LocalCluster(Path dir) {
+  private LocalCluster(Path dir, List<String> serveArgs) {
     this.dir = dir;
+    this.serveArgs = List.copyOf(serveArgs);
   }
 
   /** Starts {@code size} nodes named n1, n2, … and waits until each answers. */
   static LocalCluster start(Path dir, int size) throws Exception {
-    LocalCluster cluster = new LocalCluster(dir);
+    return start(dir, size, List.of());
+  }
+
+  /** The same with more options for every node's {@code serve}. */
+  static LocalCluster start(Path dir, int size, List<String> serveArgs) throws Exception {
+    LocalCluster cluster = new LocalCluster(dir, serveArgs);
     try {
       for (int i = 1; i <= size; i++) {
         String id = "n" + i;
@@ -73,12 +80,13 @@ final class LocalCluster implements AutoCloseable {
         .map(peer -> peer.id() + "=127.0.0.1:" + peer.raftPort())
         .collect(Collectors.joining(","));
     Files.createDirectories(member.root());
+    // Completed jobs are kept, so a test can tell an acknowledged job from a lost one.
+    List<String> args = new ArrayList<>(List.of("--warm-up-jobs", "0",
+        "--default-completed-job-retention", "1h",
+        "--cluster-id", "test", "--node-id", id, "--peers", peers));
+    args.addAll(serveArgs);
     SluiceProcess process = SluiceProcess.launchOn(member.root(),
-        dir.resolve(id + "-" + (++starts) + ".log"),
-        // Completed jobs are kept, so a test can tell an acknowledged job from a lost one.
-        List.of("--warm-up-jobs", "0", "--default-completed-job-retention", "1h",
-            "--cluster-id", "test", "--node-id", id, "--peers", peers),
-        member.port(), member.adminPort());
+        dir.resolve(id + "-" + (++starts) + ".log"), args, member.port(), member.adminPort());
     running.put(id, process);
     return process;
   }
@@ -86,6 +94,11 @@ final class LocalCluster implements AutoCloseable {
   /** Starts a stopped node again on its ports and data, and waits until it answers. */
   void restart(String id) throws Exception {
     launch(id).awaitHealthy(START_TIMEOUT);
+  }
+
+  /** The root directory a node keeps its data in. */
+  Path root(String id) {
+    return members.get(id).root();
   }
 
   /** SIGKILL. */

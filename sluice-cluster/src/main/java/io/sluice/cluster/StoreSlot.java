@@ -1,0 +1,74 @@
+package io.sluice.cluster;
+
+import io.sluice.store.rocks.RocksJobStore;
+import io.sluice.store.rocks.StoreConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * This node's store, which a snapshot from the leader can replace while the node follows: the
+ * store is closed, its directory refilled from the snapshot's checkpoint, and reopened.
+ */
+final class StoreSlot implements AutoCloseable {
+  private final StoreConfig config;
+  private volatile RocksJobStore store;
+
+  StoreSlot(StoreConfig config) {
+    this.config = config;
+    this.store = new RocksJobStore(config);
+  }
+
+  RocksJobStore current() {
+    return store;
+  }
+
+  /**
+   * Replaces the store with a copy of {@code checkpoint} (a RocksDB checkpoint directory): table
+   * files are hard-linked (they never change), the others copied, so the checkpoint stays
+   * intact for the next follower that needs it.
+   */
+  synchronized void replaceWith(Path checkpoint) throws IOException {
+    store.close();
+    Path dataDir = config.dataDir();
+    deleteTree(dataDir);
+    Files.createDirectories(dataDir);
+    try (Stream<Path> files = Files.list(checkpoint)) {
+      for (Path file : files.toList()) {
+        String name = file.getFileName().toString();
+        if (!Files.isRegularFile(file) || name.endsWith(".md5")) {
+          continue;
+        }
+        Path target = dataDir.resolve(name);
+        if (name.endsWith(".sst")) {
+          try {
+            Files.createLink(target, file);
+          } catch (IOException | UnsupportedOperationException e) {
+            Files.copy(file, target);
+          }
+        } else {
+          Files.copy(file, target);
+        }
+      }
+    }
+    store = new RocksJobStore(config);
+  }
+
+  static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(file);
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    store.close();
+  }
+}
