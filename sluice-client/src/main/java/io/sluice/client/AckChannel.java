@@ -17,6 +17,8 @@ final class AckChannel implements AutoCloseable {
   private final String path;
   private final Function<HttpTransport.Reply, List<String>> notFound;
   private volatile Http1Connection connection;
+  /** The base URL {@link #connection} was opened to. */
+  private volatile String connectedTo;
   private volatile boolean aborted;
 
   /** The ack begun and not yet finished. */
@@ -72,7 +74,7 @@ final class AckChannel implements AutoCloseable {
       if (!written) {
         write(body);
       }
-      return notFound.apply(read());
+      return answer(read());
     } catch (IOException first) {
       close();
       if (!reused) {
@@ -82,7 +84,7 @@ final class AckChannel implements AutoCloseable {
       // (a job acked twice is reported as not found, and nothing else happens).
       try {
         write(body);
-        return notFound.apply(read());
+        return answer(read());
       } catch (IOException second) {
         close();
         throw new ConnectionException("POST " + path, second);
@@ -94,13 +96,34 @@ final class AckChannel implements AutoCloseable {
     }
   }
 
+  /**
+   * Judges the answer; a cluster node that is not the leader and names it has the ack sent again
+   * to the leader, which later acks go to as well (acks are safe to repeat).
+   */
+  private List<String> answer(HttpTransport.Reply reply) throws IOException {
+    String what = "POST " + path;
+    for (int hops = 0; ; ) {
+      String leader = transport.leaderToFollow(reply, connectedTo, path, what);
+      if (leader == null) {
+        return notFound.apply(reply);
+      }
+      hops = transport.hop(hops, what, reply, leader);
+      close();
+      transport.adopt(leader);
+      write(body);
+      reply = read();
+    }
+  }
+
   private void write(byte[] ack) throws IOException {
     if (aborted) {
       throw new IOException("acks aborted");
     }
     Http1Connection open = connection;
     if (open == null) {
-      open = transport.connect("POST " + path);
+      String to = transport.baseUrl();
+      open = transport.connect(to, "POST " + path);
+      connectedTo = to;
       connection = open;
     }
     String mediaType = transport.format().mediaType();

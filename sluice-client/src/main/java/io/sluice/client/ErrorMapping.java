@@ -14,6 +14,9 @@ final class ErrorMapping {
     if (status == 400 || status == 422) {
       return new ValidationException(status, message, request);
     }
+    if (status == 503) {
+      return new UnavailableException(status, message, request, null, null);
+    }
     if (status >= 500) {
       return new ServerException(status, message, request);
     }

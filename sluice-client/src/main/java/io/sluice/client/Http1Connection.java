@@ -135,7 +135,8 @@ final class Http1Connection implements AutoCloseable {
     reusable = !"close".equalsIgnoreCase(head.header("connection"))
         && (head.header("content-length") != null || isChunked(head)
             || head.status() == 204 || head.status() == 304);
-    return new HttpTransport.Reply(head.status(), head.header("content-type"), content);
+    return new HttpTransport.Reply(head.status(), head.header("content-type"), content,
+        head.header("location"), head.header("retry-after"));
   }
 
   /**

@@ -122,7 +122,10 @@ public final class JobsApi {
   /**
    * Opens {@code GET /jobs/take} on {@code queues} (empty: all queues) holding at most
    * {@code prefetch} unfinished jobs (0: unlimited). {@code workerId} may be null. The stream has
-   * a connection of its own, always HTTP/1.1.
+   * a connection of its own, always HTTP/1.1. A cluster node that is not the leader and names it
+   * (a {@code 503} with the leader, or a redirect) has the stream opened on the leader at once; a
+   * {@code 503} without a leader is thrown as an {@link UnavailableException} with its
+   * {@code Retry-After}.
    */
   public TakeStream take(Collection<String> queues, int prefetch, String workerId) {
     Map<String, String> params = new LinkedHashMap<>();
@@ -131,27 +134,37 @@ public final class JobsApi {
     }
     params.put("prefetch", Integer.toString(prefetch));
     String target = "/jobs/take" + query(params);
-    Http1Connection connection = transport.connect("GET " + target);
-    try {
-      Http1Connection.Head head = connection.openStream(target,
-          transport.format().streamMediaType(), workerId, transport.requestTimeout());
-      InputStream body = connection.body(head);
-      String contentType = head.header("content-type");
-      if (head.status() != 200) {
-        HttpTransport.Reply reply =
-            new HttpTransport.Reply(head.status(), contentType, body.readAllBytes());
+    String what = "GET " + target;
+    for (int hops = 0; ; ) {
+      String base = transport.baseUrl();
+      Http1Connection connection = transport.connect(base, what);
+      HttpTransport.Reply refusal;
+      try {
+        Http1Connection.Head head = connection.openStream(target,
+            transport.format().streamMediaType(), workerId, transport.requestTimeout());
+        InputStream body = connection.body(head);
+        String contentType = head.header("content-type");
+        if (head.status() == 200) {
+          boolean msgpack = contentType != null && contentType.contains("msgpack");
+          return new TakeStream(body, connection, msgpack,
+              transport.codec().mapper(msgpack ? WireFormat.MSGPACK : WireFormat.JSON));
+        }
+        refusal = new HttpTransport.Reply(head.status(), contentType, body.readAllBytes(),
+            head.header("location"), head.header("retry-after"));
+      } catch (IOException e) {
         connection.close();
-        throw transport.failure("GET", target, reply);
+        throw new ConnectionException(what, e);
+      } catch (RuntimeException e) {
+        connection.close(); // e.g. a worker id that cannot be a header value
+        throw e;
       }
-      boolean msgpack = contentType != null && contentType.contains("msgpack");
-      return new TakeStream(body, connection, msgpack,
-          transport.codec().mapper(msgpack ? WireFormat.MSGPACK : WireFormat.JSON));
-    } catch (IOException e) {
       connection.close();
-      throw new ConnectionException("GET " + target, e);
-    } catch (RuntimeException e) {
-      connection.close(); // e.g. a worker id that cannot be a header value
-      throw e;
+      String leader = transport.leaderToFollow(refusal, base, target, what);
+      if (leader == null) {
+        throw transport.failure("GET", target, refusal);
+      }
+      hops = transport.hop(hops, what, refusal, leader);
+      transport.adopt(leader);
     }
   }
 

@@ -6,12 +6,13 @@ import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import javax.net.ssl.SSLContext;
 
 /**
- * A client for one Sluice server. Thread-safe; share one instance. The endpoints are grouped by
+ * A client for one Sluice server or cluster. Thread-safe; share one instance. The endpoints are grouped by
  * resource: {@link #jobs()}, {@link #bindings()}, {@link #budgets()} and {@link #crons()}.
  *
  * <pre>{@code
@@ -20,8 +21,13 @@ import javax.net.ssl.SSLContext;
  * }</pre>
  *
  * <p>Failed requests throw a {@link SluiceException}: {@link NotFoundException},
- * {@link ConflictException}, {@link ValidationException}, {@link ServerException}, or
- * {@link ConnectionException} when no response arrived.
+ * {@link ConflictException}, {@link ValidationException}, {@link ServerException} (its
+ * {@link UnavailableException} for a 503), or {@link ConnectionException} when no response
+ * arrived.
+ *
+ * <p>Against a cluster the client follows the leader: a node that is not the leader redirects
+ * ({@code 307}) or names the leader, and from then on this client sends everything there. Give
+ * several nodes with {@link #builder(List)} so that a client can start while one is down.
  */
 public final class SluiceClient {
   /** The API level this client is written against (API.md §8.1). */
@@ -43,7 +49,27 @@ public final class SluiceClient {
 
   /** {@code baseUrl} is the server's root, e.g. {@code http://127.0.0.1:7890}. */
   public static Builder builder(String baseUrl) {
-    return new Builder(baseUrl);
+    return new Builder(List.of(Objects.requireNonNull(baseUrl, "baseUrl")));
+  }
+
+  /**
+   * A client of a cluster, {@code urls} being the roots of some of its nodes (seeds), tried in
+   * this order: the first is used until a node sends the client to the leader or cannot be
+   * reached, when the next one is tried.
+   */
+  public static Builder builder(List<String> urls) {
+    if (Objects.requireNonNull(urls, "urls").isEmpty()) {
+      throw new IllegalArgumentException("at least one base URL is needed");
+    }
+    return new Builder(urls);
+  }
+
+  /**
+   * The base URL requests go to now: the first seed URL, or the leader once a node sent the
+   * client there.
+   */
+  public String currentUrl() {
+    return transport.baseUrl();
   }
 
   public JobsApi jobs() {
@@ -108,9 +134,10 @@ public final class SluiceClient {
 
   /** Connection settings; every one has a default. */
   public static final class Builder {
-    private final String baseUrl;
+    private final List<String> baseUrls;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration requestTimeout = Duration.ofSeconds(30);
+    private Duration unavailableTimeout = Duration.ofSeconds(30);
     private WireFormat format = WireFormat.JSON;
     private HttpClient.Version httpVersion = HttpClient.Version.HTTP_1_1;
     private SSLContext sslContext;
@@ -118,12 +145,20 @@ public final class SluiceClient {
     private Path clientCertificateChain;
     private Path clientPrivateKey;
 
-    private Builder(String baseUrl) {
-      URI parsed = URI.create(Objects.requireNonNull(baseUrl, "baseUrl"));
-      if (parsed.getScheme() == null || parsed.getHost() == null) {
-        throw new IllegalArgumentException("base URL needs a scheme and host: " + baseUrl);
+    private Builder(List<String> baseUrls) {
+      List<String> normalized = new ArrayList<>();
+      for (String baseUrl : baseUrls) {
+        URI parsed = URI.create(Objects.requireNonNull(baseUrl, "baseUrl"));
+        if (parsed.getScheme() == null || parsed.getHost() == null) {
+          throw new IllegalArgumentException("base URL needs a scheme and host: " + baseUrl);
+        }
+        String url =
+            baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+        if (!normalized.contains(url)) {
+          normalized.add(url);
+        }
       }
-      this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+      this.baseUrls = List.copyOf(normalized);
     }
 
     public Builder connectTimeout(Duration timeout) {
@@ -134,6 +169,19 @@ public final class SluiceClient {
     /** Bounds every request; for a take stream, only the wait for its response headers. */
     public Builder requestTimeout(Duration timeout) {
       this.requestTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long one request keeps retrying while nodes answer {@code 503} with a
+     * {@code Retry-After} and name no leader (an election in progress; default 30 s). After it,
+     * the 503 is thrown as an {@link UnavailableException}; {@link Duration#ZERO} never waits.
+     */
+    public Builder unavailableTimeout(Duration timeout) {
+      if (Objects.requireNonNull(timeout, "timeout").isNegative()) {
+        throw new IllegalArgumentException("unavailable timeout must not be negative");
+      }
+      this.unavailableTimeout = timeout;
       return this;
     }
 
@@ -194,11 +242,12 @@ public final class SluiceClient {
           .version(httpVersion)
           .connectTimeout(connectTimeout)
           .sslContext(tls)
+          .followRedirects(HttpClient.Redirect.NEVER) // HttpTransport follows the leader itself
           .executor(Runnable::run)
           .build();
       return new SluiceClient(
-          new HttpTransport(http, baseUrl, format, connectTimeout, requestTimeout,
-              new WireCodec(), tls.getSocketFactory()));
+          new HttpTransport(http, baseUrls, format, connectTimeout, requestTimeout,
+              unavailableTimeout, new WireCodec(), tls.getSocketFactory()));
     }
 
     private SSLContext tlsContext() {

@@ -1,15 +1,18 @@
 package io.sluice.client;
 
 import io.sluice.client.model.Job;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps one take stream open, reconnecting with backoff whenever it drops, and hands each job
+ * Keeps one take stream open, reconnecting with backoff whenever it drops (after the
+ * {@code Retry-After} when a cluster has no leader yet), and hands each job
  * on once a prefetch permit is free. The permits keep the jobs a worker holds (running, queued
  * for a thread, or awaiting their ack) at most the prefetch, also across reconnections, when
  * jobs of the old stream may still be running.
@@ -46,6 +49,7 @@ final class TakeLoop implements Runnable {
   @Override
   public void run() {
     while (!closed) {
+      long retryAfterMs = -1;
       try {
         current = jobs.take(queues, prefetch, workerId);
         if (closed) {
@@ -58,6 +62,12 @@ final class TakeLoop implements Runnable {
         drain(current);
         if (!closed) {
           LOG.info("take stream ended by the server; reconnecting");
+        }
+      } catch (UnavailableException e) {
+        // A cluster electing its leader: come back when asked, not on the backoff's schedule.
+        retryAfterMs = e.retryAfter().map(Duration::toMillis).orElse(-1L);
+        if (!closed) {
+          LOG.info("take stream refused: {}", e.getMessage());
         }
       } catch (SluiceException e) {
         if (!closed) {
@@ -73,7 +83,7 @@ final class TakeLoop implements Runnable {
         }
         Thread.interrupted(); // an interrupt that aborted a read must not abort the wait below
       }
-      if (!closed && !pause(delay.nextMs())) {
+      if (!closed && !pause(retryAfterMs >= 0 ? jittered(retryAfterMs) : delay.nextMs())) {
         return;
       }
     }
@@ -88,6 +98,11 @@ final class TakeLoop implements Runnable {
       permits.acquire();
       dispatch.accept(job);
     }
+  }
+
+  /** Up to a tenth more, so that a cluster's workers do not all return in the same instant. */
+  private static long jittered(long millis) {
+    return millis + ThreadLocalRandom.current().nextLong(millis / 10 + 1);
   }
 
   /** Sleeps before reconnecting; false when close() interrupted the wait. */

@@ -27,6 +27,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Successes are acknowledged in batches; failures are reported at once with the exception's
  * type, message and stack trace. A dropped stream is reopened with exponential backoff. Delivery
  * is at least once: a job whose stream dropped before its ack arrived runs again.
+ *
+ * <p>In a cluster, a node that is not the leader and names it has the stream reopened on the
+ * leader at once, and acks follow; while no leader is elected the stream is retried after the
+ * node's {@code Retry-After}; a node that refuses connections is passed over for the client's
+ * next seed URL (see {@link SluiceClient#builder(List)}).
  */
 public final class Worker implements AutoCloseable {
   private static final AtomicInteger WORKERS = new AtomicInteger();
