@@ -28,8 +28,9 @@ final class LocalCluster implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-  /** One member: where it keeps its data and where it listens. */
-  record Member(String id, Path root, int raftPort, int port, int adminPort) {}
+  /** One member: where it keeps its data, where it listens, how its command is started. */
+  record Member(String id, Path root, String host, int raftPort, int port, int adminPort,
+      List<String> prefix) {}
 
   private final Path dir;
   private final List<String> serveArgs;
@@ -54,12 +55,21 @@ final class LocalCluster implements AutoCloseable {
 
   /** The same with more options for every node's {@code serve}. */
   static LocalCluster start(Path dir, int size, List<String> serveArgs) throws Exception {
+    return start(dir, size, serveArgs, null);
+  }
+
+  /** The same with node {@code i} in namespace {@code i} of {@code net} (null: loopback). */
+  static LocalCluster start(Path dir, int size, List<String> serveArgs, Netns net)
+      throws Exception {
     LocalCluster cluster = new LocalCluster(dir, serveArgs);
     try {
       for (int i = 1; i <= size; i++) {
         String id = "n" + i;
-        cluster.members.put(id, new Member(id, dir.resolve(id), SluiceProcess.freePort(),
-            SluiceProcess.freePort(), SluiceProcess.freePort()));
+        cluster.members.put(id, net == null
+            ? new Member(id, dir.resolve(id), "127.0.0.1", SluiceProcess.freePort(),
+                SluiceProcess.freePort(), SluiceProcess.freePort(), List.of())
+            // Each namespace has its own ports: the same numbers serve every node.
+            : new Member(id, dir.resolve(id), net.address(i), 9101, 7101, 7201, net.prefix(i)));
       }
       for (String id : cluster.members.keySet()) {
         cluster.launch(id);
@@ -77,7 +87,7 @@ final class LocalCluster implements AutoCloseable {
   private SluiceProcess launch(String id) throws Exception {
     Member member = members.get(id);
     String peers = members.values().stream()
-        .map(peer -> peer.id() + "=127.0.0.1:" + peer.raftPort())
+        .map(peer -> peer.id() + "=" + peer.host() + ":" + peer.raftPort())
         .collect(Collectors.joining(","));
     Files.createDirectories(member.root());
     // Completed jobs are kept, so a test can tell an acknowledged job from a lost one.
@@ -85,7 +95,7 @@ final class LocalCluster implements AutoCloseable {
         "--default-completed-job-retention", "1h",
         "--cluster-id", "test", "--node-id", id, "--peers", peers));
     args.addAll(serveArgs);
-    SluiceProcess process = SluiceProcess.launchOn(member.root(),
+    SluiceProcess process = SluiceProcess.launchIn(member.prefix(), member.host(), member.root(),
         dir.resolve(id + "-" + (++starts) + ".log"), args, member.port(), member.adminPort());
     running.put(id, process);
     return process;
@@ -124,22 +134,26 @@ final class LocalCluster implements AutoCloseable {
   }
 
   URI url(String id, String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + members.get(id).port() + pathAndQuery);
+    Member member = members.get(id);
+    return URI.create("http://" + member.host() + ":" + member.port() + pathAndQuery);
   }
 
   URI adminUrl(String id, String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + members.get(id).adminPort() + pathAndQuery);
+    Member member = members.get(id);
+    return URI.create("http://" + member.host() + ":" + member.adminPort() + pathAndQuery);
   }
 
   /** The base URL of a node's primary listener. */
   String baseUrl(String id) {
-    return "http://127.0.0.1:" + members.get(id).port();
+    Member member = members.get(id);
+    return "http://" + member.host() + ":" + member.port();
   }
 
   /** The node whose primary listener a URL names. */
   String idOf(String url) {
-    int port = URI.create(url).getPort();
-    return members.values().stream().filter(member -> member.port() == port)
+    URI uri = URI.create(url);
+    return members.values().stream()
+        .filter(member -> member.port() == uri.getPort() && member.host().equals(uri.getHost()))
         .map(Member::id).findFirst()
         .orElseThrow(() -> new AssertionError("no node listens at " + url));
   }
@@ -174,9 +188,14 @@ final class LocalCluster implements AutoCloseable {
    * the leader's primary listener answers; returns its id.
    */
   String awaitLeader(Duration timeout) throws Exception {
+    return awaitLeaderAmong(running.keySet(), timeout);
+  }
+
+  /** The same, asking only the nodes {@code ids} (the side of a partition). */
+  String awaitLeaderAmong(java.util.Collection<String> ids, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      String leader = agreedLeader();
+      String leader = agreedLeader(ids);
       if (leader != null && answers(leader)) {
         return leader;
       }
@@ -186,15 +205,15 @@ final class LocalCluster implements AutoCloseable {
         + running.keySet().stream().map(this::status).toList());
   }
 
-  private String agreedLeader() {
+  private String agreedLeader(java.util.Collection<String> ids) {
     String agreed = null;
-    for (String id : running.keySet()) {
+    for (String id : ids) {
       JsonNode status = status(id);
       if (status == null || !status.path("leader_url").isTextual()) {
         return null;
       }
       String leader = status.get("leader_id").asText();
-      if (agreed != null && !agreed.equals(leader) || !running.containsKey(leader)) {
+      if (agreed != null && !agreed.equals(leader) || !ids.contains(leader)) {
         return null;
       }
       agreed = leader;

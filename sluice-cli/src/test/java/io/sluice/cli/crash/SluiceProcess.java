@@ -28,12 +28,14 @@ public final class SluiceProcess {
   private final int port;
   private final int adminPort;
   private final String scheme;
+  private final String host;
   private final SSLContext sslContext;
   private final HttpClient http;
 
-  private SluiceProcess(Process process, Path log, int port, int adminPort,
+  private SluiceProcess(Process process, Path log, String host, int port, int adminPort,
       SSLContext sslContext) {
     this.process = process;
+    this.host = host;
     this.log = log;
     this.port = port;
     this.adminPort = adminPort;
@@ -124,18 +126,37 @@ public final class SluiceProcess {
     return launch(rootDir, log, List.of(), serveArgs, null, Map.of(), port, adminPort);
   }
 
+  /**
+   * The same with both listeners on {@code host}, and the command run through {@code prefix}
+   * (such as {@code ip netns exec NAME}, to start it in a network namespace).
+   */
+  public static SluiceProcess launchIn(List<String> prefix, String host, Path rootDir, Path log,
+      List<String> serveArgs, int port, int adminPort) throws Exception {
+    return launch(prefix, host, rootDir, log, List.of(), serveArgs, null, Map.of(), port,
+        adminPort);
+  }
+
   private static SluiceProcess launch(Path rootDir, Path log, List<String> jvmArgs,
       List<String> serveArgs, SSLContext sslContext, Map<String, String> env, int port,
       int adminPort) throws Exception {
+    return launch(List.of(), "127.0.0.1", rootDir, log, jvmArgs, serveArgs, sslContext, env,
+        port, adminPort);
+  }
+
+  private static SluiceProcess launch(List<String> prefix, String host, Path rootDir, Path log,
+      List<String> jvmArgs, List<String> serveArgs, SSLContext sslContext,
+      Map<String, String> env, int port, int adminPort) throws Exception {
     String javaBin = ProcessHandle.current().info().command()
         .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> command = new ArrayList<>(List.of(javaBin));
+    List<String> command = new ArrayList<>(prefix);
+    command.add(javaBin);
     command.addAll(jvmArgs);
     command.addAll(List.of("-cp", System.getProperty("java.class.path"),
         "io.sluice.cli.Main", "serve",
         "--root-dir", rootDir.toString(),
-        "--host", "127.0.0.1",
+        "--host", host,
         "--port", Integer.toString(port),
+        "--admin-host", host,
         "--admin-port", Integer.toString(adminPort)));
     command.addAll(serveArgs);
     ProcessBuilder builder = new ProcessBuilder(command)
@@ -145,7 +166,7 @@ public final class SluiceProcess {
     // The server reads SLUICE_* variables; none from the build environment may leak in.
     builder.environment().keySet().removeIf(name -> name.startsWith("SLUICE_"));
     builder.environment().putAll(env);
-    return new SluiceProcess(builder.start(), log, port, adminPort, sslContext);
+    return new SluiceProcess(builder.start(), log, host, port, adminPort, sslContext);
   }
 
   public void awaitHealthy(Duration timeout) throws Exception {
@@ -174,7 +195,7 @@ public final class SluiceProcess {
   }
 
   public URI uri(String pathAndQuery) {
-    return URI.create(scheme + "://127.0.0.1:" + port + pathAndQuery);
+    return URI.create(scheme + "://" + host + ":" + port + pathAndQuery);
   }
 
   public int port() {
@@ -187,7 +208,7 @@ public final class SluiceProcess {
 
   /** The admin listener's base URL, as {@code --url} takes it. */
   String adminUrl() {
-    return "http://127.0.0.1:" + adminPort;
+    return "http://" + host + ":" + adminPort;
   }
 
   public HttpClient http() {
