@@ -5,15 +5,15 @@ import static io.sluice.cli.ServeOptionValues.oneOf;
 
 import io.sluice.api.ApiConfig;
 import io.sluice.api.TlsSettings;
+import io.sluice.cluster.ClusterConfig;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.store.rocks.StoreConfig;
-import io.sluice.cluster.ClusterConfig;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;

@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * announced URLs. Each entry is written with its log position in the same atomic write, so after
  * a crash the store knows which entries it holds and skips them when the log is replayed.
  *
- * <p>Ratis calls this from its own threads; it tells {@link Roles} when the node starts leading
- * (once every earlier entry is applied) and when another node leads.
+ * <p>Snapshots are checkpoints of the store ({@link CheckpointSnapshots}); one received from the
+ * leader replaces the store ({@link StoreSlot}). Ratis calls this from its own threads; it tells
+ * {@link Roles} when the node starts leading (once every earlier entry is applied) and when
+ * another node leads.
  */
 final class SluiceStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceStateMachine.class);
