@@ -212,6 +212,7 @@ final class SluiceStateMachine extends BaseStateMachine {
 
   @Override
   public void notifyLeaderChanged(RaftGroupMemberId member, RaftPeerId newLeaderId) {
+    LOG.info("leader is now {}", newLeaderId == null ? "unknown" : newLeaderId);
     if (newLeaderId == null || !newLeaderId.equals(member.getPeerId())) {
       roles.following(newLeaderId == null ? null : newLeaderId.toString());
     }

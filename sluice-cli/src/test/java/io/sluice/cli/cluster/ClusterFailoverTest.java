@@ -100,7 +100,11 @@ class ClusterFailoverTest {
       failoverMillis.add(failover.toMillis());
       awaitAtLeast(client, client.acknowledged.size() + 200, Duration.ofSeconds(30));
       assertThat(newLeader).isNotEqualTo(leader);
-      assertThat(failover).as("round %d: kill to a new leader serving", round)
+      String died = leader;
+      assertThat(failover).as("round %d: kill to a new leader serving; the survivors said:%n%s",
+          round, cluster.runningIds().stream().filter(id -> !id.equals(died))
+              .map(id -> id + ":\n" + takeover(cluster.output(id)))
+              .collect(java.util.stream.Collectors.joining("\n")))
           .isLessThan(FAILOVER_LIMIT);
       assertThat(client.enqueued.size()).isGreaterThan(enqueuedBeforeKill);
       assertThat(client.acknowledged.size()).isGreaterThan(acknowledgedBeforeKill);
@@ -133,6 +137,15 @@ class ClusterFailoverTest {
         + " %d acknowledged, %d deliveries%n", rounds, sorted.get(sorted.size() / 2),
         sorted.get(sorted.size() - 1), failoverMillis, client.enqueued.size(),
         client.acknowledged.size(), client.deliveries.get());
+  }
+
+  /** The lines in which a node told of its last elections and recoveries. */
+  private static String takeover(String output) {
+    List<String> lines = output.lines()
+        .filter(line -> line.contains("leader is now") || line.contains("leading term")
+            || line.contains("recovered") || line.contains("no longer leading"))
+        .toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
   }
 
   private interface Body {

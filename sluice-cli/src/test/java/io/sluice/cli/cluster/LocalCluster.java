@@ -218,7 +218,12 @@ final class LocalCluster implements AutoCloseable {
       }
       agreed = leader;
     }
-    return agreed != null && "leader".equals(status(agreed).path("role").asText()) ? agreed : null;
+    if (agreed == null) {
+      return null;
+    }
+    JsonNode leaderStatus = status(agreed);
+    return leaderStatus != null && "leader".equals(leaderStatus.path("role").asText())
+        ? agreed : null;
   }
 
   /** Whether the node serves the API itself (a follower would redirect). */
