@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * headers and body, to its {@code Location}, and a {@code 503} naming a leader to that leader;
  * either way later requests go straight there. A {@code 503} with a {@code Retry-After} and no
  * leader (an election) is retried after that delay, within {@code unavailableTimeout}. A node
- * that refuses the connection (nothing was sent) is passed over for the next seed URL.
+ * that refuses the connection (nothing was sent) is passed over for the next seed URL. A node that
+ * sends the client to a leader that refused it during the same request has not noticed yet that
+ * its leader died: it is asked again after {@link #STALE_LEADER_PAUSE_MS}, like a node with no
+ * leader, until it names a live one or {@code unavailableTimeout} has passed.
  */
 final class HttpTransport {
   private static final Logger LOG = LoggerFactory.getLogger(HttpTransport.class);
@@ -42,6 +45,13 @@ final class HttpTransport {
 
   /** The shortest wait between two tries after a 503, whatever its {@code Retry-After} says. */
   private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  /**
+   * The wait before asking again a node that named as leader one that refused the connection:
+   * the nodes notice a dead leader within an election timeout (half a second to a second by
+   * default), and then answer 503 with their own {@code Retry-After} until a new one serves.
+   */
+  static final long STALE_LEADER_PAUSE_MS = 250;
 
   /**
    * A complete response whose status has not been judged yet, with the two headers that can
@@ -125,8 +135,13 @@ final class HttpTransport {
     long deadline = System.nanoTime() + unavailableTimeout.toNanos();
     String targetBase = base.get();
     URI target = URI.create(targetBase + pathAndQuery);
+    // Nodes that refused a connection since this request last paused: one a node names as
+    // leader is not followed again before a pause (a leader that died, and nodes that have not
+    // noticed yet; or a node switching its listeners as it takes the lead, back soon).
     Set<String> refused = new HashSet<>();
+    IOException refusal = null;
     int hops = 0;
+    boolean hopped = false; // whether target is where the last hop sent the request
     while (true) {
       Reply reply;
       try {
@@ -134,7 +149,12 @@ final class HttpTransport {
             HttpResponse.BodyHandlers.ofByteArray()));
       } catch (ConnectException | HttpConnectTimeoutException e) {
         // No connection, so nothing was sent: another node may take it, whatever the method.
+        refusal = e;
         refused.add(targetBase);
+        if (hopped) {
+          hops--; // the hop limit is for loops between nodes that answer
+          hopped = false;
+        }
         String next = nextSeed(targetBase, refused);
         if (next == null) {
           throw new ConnectionException(what, e);
@@ -152,16 +172,31 @@ final class HttpTransport {
       }
       if (reply.redirect()) {
         URI location = location(target, reply.location(), what);
+        String leader = leaderBase(location, pathAndQuery);
+        if (refused.contains(leader)) {
+          targetBase = askAgain(targetBase, leader, refused, deadline, what, refusal);
+          target = URI.create(targetBase + pathAndQuery);
+          hopped = false;
+          continue;
+        }
         hops = hop(hops, what, reply, location.toString());
-        targetBase = leaderBase(location, pathAndQuery);
+        hopped = true;
+        targetBase = leader;
         adopt(targetBase);
         target = location;
         continue;
       }
       if (reply.status() == 503) {
         String leader = leader(reply, target, what);
+        if (leader != null && refused.contains(leader)) {
+          targetBase = askAgain(targetBase, leader, refused, deadline, what, refusal);
+          target = URI.create(targetBase + pathAndQuery);
+          hopped = false;
+          continue;
+        }
         if (leader != null && !leader.equals(targetBase)) {
           hops = hop(hops, what, reply, leader);
+          hopped = true;
           adopt(leader);
           targetBase = leader;
           target = URI.create(leader + pathAndQuery);
@@ -172,12 +207,41 @@ final class HttpTransport {
           return reply;
         }
         pause(waitNanos, what);
+        refused.clear();
         targetBase = base.get(); // another request may have found the leader meanwhile
         target = URI.create(targetBase + pathAndQuery);
+        hopped = false;
         continue;
       }
       return reply;
     }
+  }
+
+  /**
+   * The node at {@code from} named as leader {@code stale}, which refused this request's
+   * connection since its last pause: {@code from} has not noticed yet that its leader died (or
+   * the leader is switching its listeners). Waits {@link #STALE_LEADER_PAUSE_MS}, forgets the
+   * refusals (a node named again is tried again), and returns the seed to ask next: the one
+   * after {@code from} that did not refuse, or {@code from} itself. Throws a
+   * {@link ConnectionException} when that wait would pass {@code deadline} (nothing was sent to
+   * any leader).
+   */
+  private String askAgain(String from, String stale, Set<String> refused, long deadline,
+      String what, IOException refusal) {
+    long waitNanos = TimeUnit.MILLISECONDS.toNanos(STALE_LEADER_PAUSE_MS);
+    if (System.nanoTime() + waitNanos > deadline) {
+      ConnectException cause = new ConnectException("the leader " + stale + " that " + from
+          + " names refuses connections, and no live leader was named within "
+          + unavailableTimeout.toMillis() + " ms");
+      cause.initCause(refusal);
+      throw new ConnectionException(what, cause);
+    }
+    LOG.info("{} names {} as leader, which refuses connections; asking again in {} ms", from,
+        stale, STALE_LEADER_PAUSE_MS);
+    pause(waitNanos, what);
+    String next = nextSeed(from, refused);
+    refused.clear();
+    return next != null ? next : from;
   }
 
   private HttpRequest build(String method, URI target, byte[] body) {

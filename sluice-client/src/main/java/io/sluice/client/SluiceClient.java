@@ -176,6 +176,9 @@ public final class SluiceClient {
      * How long one request keeps retrying while nodes answer {@code 503} with a
      * {@code Retry-After} and name no leader (an election in progress; default 30 s). After it,
      * the 503 is thrown as an {@link UnavailableException}; {@link Duration#ZERO} never waits.
+     * The same bound applies while a node still names a leader that refuses connections (one
+     * that just died, before the others notice): that is thrown as a
+     * {@link ConnectionException}.
      */
     public Builder unavailableTimeout(Duration timeout) {
       if (Objects.requireNonNull(timeout, "timeout").isNegative()) {

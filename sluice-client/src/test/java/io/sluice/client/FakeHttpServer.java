@@ -163,10 +163,15 @@ final class FakeHttpServer implements AutoCloseable {
 
   private FakeHttpServer(Handler handler, ServerSocket serverSocket, String scheme)
       throws IOException {
+    this(handler, serverSocket, scheme, 0);
+  }
+
+  private FakeHttpServer(Handler handler, ServerSocket serverSocket, String scheme, int port)
+      throws IOException {
     this.handler = handler;
     this.serverSocket = serverSocket;
     this.scheme = scheme;
-    serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
     this.acceptor = new Thread(this::acceptLoop, "fake-http-accept");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -204,12 +209,27 @@ final class FakeHttpServer implements AutoCloseable {
 
   /** Answers every request on every connection with {@code responder}'s raw response. */
   static FakeHttpServer responding(Function<Request, String> responder) {
-    return start(conn -> {
+    return start(answering(responder));
+  }
+
+  /** The same on a given loopback port (one that was free a moment ago). */
+  static FakeHttpServer respondingOn(int port, Function<Request, String> responder) {
+    try {
+      ServerSocket socket = new ServerSocket();
+      socket.setReuseAddress(true);
+      return new FakeHttpServer(answering(responder), socket, "http", port);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static Handler answering(Function<Request, String> responder) {
+    return conn -> {
       Request request;
       while ((request = conn.readRequest()) != null) {
         conn.write(responder.apply(request));
       }
-    });
+    };
   }
 
   int port() {

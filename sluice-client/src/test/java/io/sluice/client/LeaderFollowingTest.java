@@ -169,6 +169,108 @@ class LeaderFollowingTest {
     }
   }
 
+  /**
+   * Right after a leader dies its followers still name it until their election timeout: the
+   * request waits that out, as it waits out the election, instead of spending its redirects on
+   * the dead leader and failing within milliseconds.
+   */
+  @Test
+  void aFollowerThatStillNamesTheDeadLeaderIsAskedAgainUntilItNamesTheNewOne() {
+    try (FakeHttpServer newLeader = FakeHttpServer.responding(request -> ok(job("j2")))) {
+      AtomicReference<String> leaderUrl = new AtomicReference<>();
+      AtomicInteger staleAnswers = new AtomicInteger();
+      FakeHttpServer oldLeader = FakeHttpServer.responding(request -> ok(job("j1")));
+      try (FakeHttpServer follower = FakeHttpServer.responding(r -> {
+        if (leaderUrl.get().equals(oldLeader.url())
+            && staleAnswers.incrementAndGet() > HttpTransport.MAX_HOPS + 2) {
+          leaderUrl.set(newLeader.url()); // the follower has noticed, and the election is over
+        }
+        return redirect(leaderUrl.get(), r);
+      })) {
+        leaderUrl.set(oldLeader.url());
+        SluiceClient client = SluiceClient.builder(List.of(follower.url(), oldLeader.url()))
+            .build();
+        client.jobs().get("j1");
+        assertThat(client.currentUrl()).isEqualTo(oldLeader.url());
+        staleAnswers.set(0);
+        oldLeader.close(); // its port now refuses connections
+
+        Job job = client.jobs().enqueue(EnqueueRequest.builder("q", "t", Map.of("n", 1)).build());
+
+        assertThat(job.id()).isEqualTo("j2");
+        assertThat(lines(newLeader)).containsExactly("POST /jobs HTTP/1.1");
+        assertThat(lines(follower)).as("the first redirect, then one per stale answer")
+            .hasSize(1 + HttpTransport.MAX_HOPS + 3);
+        assertThat(client.currentUrl()).isEqualTo(newLeader.url());
+      } finally {
+        oldLeader.close();
+      }
+    }
+  }
+
+  /**
+   * A node taking the lead switches its listeners, and for a moment refuses connections on the
+   * port the followers already send clients to: it is tried again after a pause, not given up on
+   * for the rest of the request.
+   */
+  @Test
+  void aNewLeaderThatRefusedOneConnectionIsTriedAgainWhenNamedAfterAPause() throws Exception {
+    String leaderUrl = deadUrl();
+    int leaderPort = Integer.parseInt(leaderUrl.substring(leaderUrl.lastIndexOf(':') + 1));
+    AtomicReference<FakeHttpServer> leader = new AtomicReference<>();
+    AtomicInteger asked = new AtomicInteger();
+    // The leader's port is closed when the follower first names it, and open from its second
+    // answer on, which the client gets before it tries the leader again.
+    try (FakeHttpServer follower = FakeHttpServer.responding(r -> {
+      if (asked.incrementAndGet() == 2) {
+        leader.set(FakeHttpServer.respondingOn(leaderPort, request -> ok(job("j1"))));
+      }
+      return redirect(leaderUrl, r);
+    })) {
+      SluiceClient client = SluiceClient.builder(follower.url())
+          .unavailableTimeout(Duration.ofSeconds(3)).build();
+      try {
+        long start = System.nanoTime();
+
+        Job job = client.jobs().enqueue(EnqueueRequest.builder("q", "t", 1).build());
+
+        assertThat(job.id()).isEqualTo("j1");
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .isGreaterThanOrEqualTo(Duration.ofMillis(HttpTransport.STALE_LEADER_PAUSE_MS));
+        assertThat(lines(follower)).hasSize(3);
+        assertThat(lines(leader.get())).containsExactly("POST /jobs HTTP/1.1");
+        assertThat(client.currentUrl()).isEqualTo(leaderUrl);
+      } finally {
+        if (leader.get() != null) {
+          leader.get().close();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aFollowerNamingADeadLeaderPastTheUnavailableTimeoutIsAConnectionFailure()
+      throws Exception {
+    String dead = deadUrl();
+    try (FakeHttpServer follower = FakeHttpServer.responding(r -> redirect(dead, r))) {
+      SluiceClient client = SluiceClient.builder(follower.url())
+          .unavailableTimeout(Duration.ofMillis(700)).build();
+      long start = System.nanoTime();
+
+      assertThatThrownBy(() -> client.jobs().enqueue(EnqueueRequest.builder("q", "t", 1).build()))
+          .isInstanceOfSatisfying(ConnectionException.class, e -> assertThat(e.getMessage())
+              .contains("POST /jobs", "the leader " + dead, "refuses connections"));
+
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(
+          HttpTransport.STALE_LEADER_PAUSE_MS)).isLessThan(Duration.ofSeconds(5));
+      // The dead leader is tried again after each pause (the follower may be right by then),
+      // and the follower asked again: at least once more after a pause, never in a tight loop.
+      assertThat(lines(follower).size()).isBetween(3, 8);
+      assertThat(client.currentUrl()).isEqualTo(follower.url());
+    }
+  }
+
   @Test
   void aClientWhoseFirstSeedIsDownUsesTheNextOne() throws Exception {
     try (FakeHttpServer node = FakeHttpServer.responding(request -> ok(job("j1")))) {
