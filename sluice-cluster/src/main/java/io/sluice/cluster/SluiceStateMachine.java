@@ -14,6 +14,10 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -52,6 +56,12 @@ final class SluiceStateMachine extends BaseStateMachine {
   private final List<String> peerIds;
   private final Roles roles;
   private final Map<String, LeaderUrls> announced = new ConcurrentHashMap<>();
+  private final ExecutorService checkpointer = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "sluice-cluster-checkpoints");
+    thread.setDaemon(true);
+    return thread;
+  });
+  private final AtomicBoolean checkpointing = new AtomicBoolean();
   /** The highest log index the store holds; entries at or below it are not written again. */
   private volatile long storedIndex;
 
@@ -117,25 +127,65 @@ final class SluiceStateMachine extends BaseStateMachine {
   }
 
   /**
-   * Checkpoints the store as it stands after the last applied entry (Ratis calls this on the
-   * thread that applies entries, so none is half written), so the log can be purged behind it.
+   * Starts a checkpoint of the store in the background, if none is running and the newest
+   * snapshot is behind, and answers the newest finished snapshot (Ratis purges the log up to
+   * it, and asks again with every applied entry until an answer reaches its threshold).
+   *
+   * <p>A RocksDB checkpoint flushes the memtables first, which held the applying thread, and so
+   * every commit, for a few hundred milliseconds on each node at once; in the background the
+   * entries keep flowing. The checkpoint is consistent at some entry, and the applied position
+   * it holds (written atomically with each entry) names it.
    */
   @Override
-  public long takeSnapshot() throws IOException {
-    TermIndex last = getLastAppliedTermIndex();
-    if (last == null || last.getIndex() < 0) {
-      return -1;
-    }
+  public long takeSnapshot() {
     SnapshotInfo current = snapshots.getLatestSnapshot();
-    if (current != null && current.getIndex() >= last.getIndex()) {
-      return current.getIndex();
+    long latest = current == null ? -1 : current.getIndex();
+    if (latest < storedIndex && checkpointing.compareAndSet(false, true)) {
+      checkpointer.execute(this::checkpoint);
     }
+    return latest;
+  }
+
+  private void checkpoint() {
     Path inProgress = snapshots.newTemporaryDir("checkpoint-" + UUID.randomUUID());
-    store.current().checkpoint(inProgress);
-    Files.move(inProgress, snapshots.dirFor(last), StandardCopyOption.ATOMIC_MOVE);
-    snapshots.reload();
-    LOG.info("snapshot taken at {}", last);
-    return last.getIndex();
+    try {
+      store.current().checkpoint(inProgress);
+      byte[] applied = RocksJobStore.readMarker(inProgress, APPLIED);
+      if (applied == null) {
+        StoreSlot.deleteTree(inProgress);
+        return;
+      }
+      ByteBuffer position = ByteBuffer.wrap(applied);
+      TermIndex held = TermIndex.valueOf(position.getLong(), position.getLong());
+      Path target = snapshots.dirFor(held);
+      if (Files.exists(target)) {
+        StoreSlot.deleteTree(inProgress);
+      } else {
+        Files.move(inProgress, target, StandardCopyOption.ATOMIC_MOVE);
+        snapshots.reload();
+        LOG.info("snapshot taken at {}", held);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("snapshot not taken: {}", e.toString());
+      try {
+        StoreSlot.deleteTree(inProgress);
+      } catch (IOException cleanup) {
+        LOG.warn("could not remove a failed checkpoint at {}: {}", inProgress, cleanup.toString());
+      }
+    } finally {
+      checkpointing.set(false);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    checkpointer.shutdown();
+    try {
+      checkpointer.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    super.close();
   }
 
   /** Ratis pauses the state machine for every chunk of a snapshot it receives. */

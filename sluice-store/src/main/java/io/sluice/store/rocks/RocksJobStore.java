@@ -231,6 +231,19 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
+  /**
+   * The value of a marker in a closed store or checkpoint at {@code dir}, read without opening
+   * it as a store (read-only, default family only), or null.
+   */
+  public static byte[] readMarker(Path dir, byte[] key) {
+    try (Options options = new Options();
+        RocksDB readOnly = RocksDB.openReadOnly(options, dir.toString())) {
+      return readOnly.get(markerKey(key));
+    } catch (RocksDBException e) {
+      throw new StorageException("read of a marker in " + dir, e);
+    }
+  }
+
   private static byte[] markerKey(byte[] key) {
     byte[] prefixed = new byte[MARKER_PREFIX.length + key.length];
     System.arraycopy(MARKER_PREFIX, 0, prefixed, 0, MARKER_PREFIX.length);
