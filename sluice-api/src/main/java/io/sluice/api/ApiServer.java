@@ -190,7 +190,8 @@ public final class ApiServer implements AutoCloseable {
     await(vertx.close());
   }
 
-  private static void await(Future<?> future) {
+  /** Waits (bounded) for a shutdown step; one that does not finish is logged, not thrown. */
+  static void await(Future<?> future) {
     try {
       future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -123,16 +123,8 @@ public final class FollowerListener implements AutoCloseable {
   @Override
   public void close() {
     for (HttpServer server : servers) {
-      await(server.close());
+      ApiServer.await(server.close());
     }
-    await(vertx.close());
-  }
-
-  private static void await(Future<?> future) {
-    try {
-      future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      LOG.warn("shutdown step did not finish cleanly: {}", e.toString());
-    }
+    ApiServer.await(vertx.close());
   }
 }

@@ -9,16 +9,10 @@ import io.sluice.api.MaintenanceConfig;
 import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
-import io.sluice.engine.budget.BucketState;
-import io.sluice.engine.budget.BudgetView;
-import io.sluice.engine.job.ErrorRecord;
-import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
-import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.store.CommitBatch;
-import io.sluice.engine.store.IndexQuery;
+import io.sluice.engine.store.ForwardingJobStore;
 import io.sluice.engine.store.JobStore;
-import io.sluice.engine.store.Mutation;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.net.URI;
@@ -28,12 +22,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -87,13 +78,12 @@ class FsyncDispatchHttpTest {
   }
 
   /** Delegates to the real store; a synced commit waits until the test releases it. */
-  private static final class HeldSyncStore implements JobStore {
+  private static final class HeldSyncStore extends ForwardingJobStore {
     final CountDownLatch syncStarted = new CountDownLatch(1);
     final CountDownLatch releaseSync = new CountDownLatch(1);
-    private final JobStore store;
 
     HeldSyncStore(JobStore store) {
-      this.store = store;
+      super(store);
     }
 
     @Override
@@ -108,73 +98,7 @@ class FsyncDispatchHttpTest {
           Thread.currentThread().interrupt();
         }
       }
-      store.commit(batch);
-    }
-
-    @Override
-    public void scanBudgets(Consumer<BudgetView> sink) {
-      store.scanBudgets(sink);
-    }
-
-    @Override
-    public void scanBucketStates(BiConsumer<String, BucketState> sink) {
-      store.scanBucketStates(sink);
-    }
-
-    @Override
-    public void scanPointers(Mutation.Pointer kind, BiConsumer<String, JobId> sink) {
-      store.scanPointers(kind, sink);
-    }
-
-    @Override
-    public void scanCronGroups(BiConsumer<String, byte[]> sink) {
-      store.scanCronGroups(sink);
-    }
-
-    @Override
-    public void scanJobs(Consumer<JobSnapshot> sink) {
-      store.scanJobs(sink);
-    }
-
-    @Override
-    public JobScan scanJobs(JobId after, boolean descending) {
-      return store.scanJobs(after, descending);
-    }
-
-    @Override
-    public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
-      return store.scanJobs(query, after, descending);
-    }
-
-    @Override
-    public long countJobs(IndexQuery query) {
-      return store.countJobs(query);
-    }
-
-    @Override
-    public JobSnapshot readJob(JobId id) {
-      return store.readJob(id);
-    }
-
-    @Override
-    public byte[] readPayload(JobId id) {
-      return store.readPayload(id);
-    }
-
-    @Override
-    public List<ErrorRecord> readErrors(JobId id, long afterAttempt, boolean descending,
-        int limit) {
-      return store.readErrors(id, afterAttempt, descending, limit);
-    }
-
-    @Override
-    public ErrorRecord readError(JobId id, long attempt) {
-      return store.readError(id, attempt);
-    }
-
-    @Override
-    public void close() {
-      // The real store is closed by its own try-with-resources.
+      super.commit(batch);
     }
   }
 }
