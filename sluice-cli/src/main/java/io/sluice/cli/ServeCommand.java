@@ -155,6 +155,8 @@ public final class ServeCommand implements Callable<Integer> {
           + " election; it waits between this and twice this (SLUICE_ELECTION_TIMEOUT).")
   String electionTimeout;
 
+  @Mixin ClusterTlsOptions clusterTls = new ClusterTlsOptions();
+
   @Option(names = "--snapshot-every", defaultValue = "${env:SLUICE_SNAPSHOT_EVERY:-10000}",
       description = "A cluster node snapshots its store every this many log entries, and the"
           + " log is truncated behind the snapshot (SLUICE_SNAPSHOT_EVERY).")
@@ -361,7 +363,7 @@ public final class ServeCommand implements Callable<Integer> {
     return new ClusterConfig(clusterId.trim(), nodeId.trim(),
         ClusterConfig.parsePeers(peers), root.resolve("raft"), syncLog,
         Duration.ofMillis(electionMs),
-        integer(snapshotEvery, "--snapshot-every", 1, Long.MAX_VALUE));
+        integer(snapshotEvery, "--snapshot-every", 1, Long.MAX_VALUE), clusterTls.load());
   }
 
   private static boolean blank(String value) {

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.TrustManager;
 import org.apache.ratis.protocol.RaftGroupId;
 
 /**
@@ -20,12 +22,19 @@ import org.apache.ratis.protocol.RaftGroupId;
  * @param electionTimeout the shortest time a follower waits for its leader before it stands for
  *     election (the longest is twice as long).
  * @param snapshotEvery log entries between two snapshots of the store
+ * @param tls mutual TLS of the replication channel, or null for plain gRPC
  */
 public record ClusterConfig(String clusterId, String nodeId, List<Peer> peers, Path raftDir,
-    boolean syncLog, Duration electionTimeout, long snapshotEvery) {
+    boolean syncLog, Duration electionTimeout, long snapshotEvery, ReplicationTls tls) {
   public static final long DEFAULT_SNAPSHOT_EVERY = 10_000;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+
+  /**
+   * Mutual TLS between nodes: this node's certificate and key (it both serves its peers and
+   * connects to them), and what it trusts in a peer's certificate.
+   */
+  public record ReplicationTls(KeyManager keyManager, TrustManager trustManager) {}
 
   /** One member of the cluster and the address its Raft replication listens on. */
   public record Peer(String id, String host, int port) {

@@ -13,8 +13,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcFactory;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.grpc.server.GrpcServerProtocolClient;
 import org.apache.ratis.proto.RaftProtos.CommitInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -106,6 +109,7 @@ public final class ClusterNode implements AutoCloseable {
         .setGroup(group)
         .setStateMachine(stateMachine)
         .setProperties(properties(config))
+        .setParameters(parameters(config))
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
     server.start();
@@ -113,6 +117,14 @@ public final class ClusterNode implements AutoCloseable {
     node.reconnects.scheduleWithFixedDelay(node::resetReconnectBackoff, RECONNECT_CHECK_MS,
         RECONNECT_CHECK_MS, TimeUnit.MILLISECONDS);
     return node;
+  }
+
+  private static Parameters parameters(ClusterConfig config) {
+    ClusterConfig.ReplicationTls tls = config.tls();
+    return tls == null
+        ? new Parameters()
+        : GrpcFactory.newRaftParameters(
+            new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
   }
 
   private static RaftProperties properties(ClusterConfig config) {

@@ -46,11 +46,11 @@ class ClusterConfigTest {
   void theGroupIdDependsOnlyOnTheClusterId() {
     List<ClusterConfig.Peer> peers = ClusterConfig.parsePeers("n1=a:1,n2=b:2");
     assertThat(config("n1", peers).groupId()).isEqualTo(config("n2", peers).groupId());
-    assertThat(new ClusterConfig("other", "n1", peers, Path.of("r"), false, Duration.ofSeconds(1), 100)
+    assertThat(new ClusterConfig("other", "n1", peers, Path.of("r"), false, Duration.ofSeconds(1), 100, null)
         .groupId()).isNotEqualTo(config("n1", peers).groupId());
   }
 
   private static ClusterConfig config(String nodeId, List<ClusterConfig.Peer> peers) {
-    return new ClusterConfig("prod", nodeId, peers, Path.of("raft"), false, Duration.ofSeconds(1), 100);
+    return new ClusterConfig("prod", nodeId, peers, Path.of("raft"), false, Duration.ofSeconds(1), 100, null);
   }
 }

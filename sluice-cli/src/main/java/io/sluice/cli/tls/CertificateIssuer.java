@@ -77,7 +77,23 @@ final class CertificateIssuer {
     return leaf(authority, name, KeyPurposeId.id_kp_clientAuth, null, days, now);
   }
 
+  /**
+   * A certificate for a cluster node named {@code name}, reachable at {@code altNames}: it both
+   * serves its peers and connects to them, so it is good for server and client authentication.
+   */
+  CertifiedKey peer(CertifiedKey authority, String name, GeneralNames altNames, int days,
+      Instant now) {
+    return leaf(authority, name,
+        new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
+        altNames, days, now);
+  }
+
   private CertifiedKey leaf(CertifiedKey authority, String commonName, KeyPurposeId purpose,
+      GeneralNames altNames, int days, Instant now) {
+    return leaf(authority, commonName, new KeyPurposeId[] {purpose}, altNames, days, now);
+  }
+
+  private CertifiedKey leaf(CertifiedKey authority, String commonName, KeyPurposeId[] purposes,
       GeneralNames altNames, int days, Instant now) {
     KeyPair keys = newKeyPair();
     X509Certificate issuer = authority.certificate();
@@ -87,7 +103,7 @@ final class CertificateIssuer {
     try {
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purposes));
       builder.addExtension(Extension.subjectKeyIdentifier, false,
           extensions.createSubjectKeyIdentifier(keys.getPublic()));
       builder.addExtension(Extension.authorityKeyIdentifier, false,

@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
     scope = ScopeType.INHERIT,
     description = "Generate a CA, server and client certificates (PEM files).",
     subcommands = {TlsInitCommand.class, TlsCaCommand.class, TlsServerCertCommand.class,
-        TlsClientCertCommand.class})
+        TlsClientCertCommand.class, TlsPeerCertCommand.class})
 public final class TlsCommand implements Runnable {
   @Spec CommandSpec spec;
 

@@ -16,4 +16,12 @@ final class TlsFileNames {
   static String clientKey(String name) {
     return "client-" + name + "-key.pem";
   }
+
+  static String peerCert(String name) {
+    return "peer-" + name + "-cert.pem";
+  }
+
+  static String peerKey(String name) {
+    return "peer-" + name + "-key.pem";
+  }
 }

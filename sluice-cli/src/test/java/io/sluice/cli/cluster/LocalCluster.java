@@ -53,7 +53,7 @@ final class LocalCluster implements AutoCloseable {
     return start(dir, size, List.of());
   }
 
-  /** The same with more options for every node's {@code serve}. */
+  /** The same with more options for every node's {@code serve} ({@code {id}}: the node's). */
   static LocalCluster start(Path dir, int size, List<String> serveArgs) throws Exception {
     return start(dir, size, serveArgs, null);
   }
@@ -94,7 +94,8 @@ final class LocalCluster implements AutoCloseable {
     List<String> args = new ArrayList<>(List.of("--warm-up-jobs", "0",
         "--default-completed-job-retention", "1h",
         "--cluster-id", "test", "--node-id", id, "--peers", peers));
-    args.addAll(serveArgs);
+    // "{id}" in an option stands for the node's id (a file per node, for instance).
+    serveArgs.forEach(arg -> args.add(arg.replace("{id}", id)));
     SluiceProcess process = SluiceProcess.launchIn(member.prefix(), member.host(), member.root(),
         dir.resolve(id + "-" + (++starts) + ".log"), args, member.port(), member.adminPort());
     running.put(id, process);
