@@ -19,6 +19,8 @@ import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,6 +34,9 @@ import org.slf4j.LoggerFactory;
 final class ClusterServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterServer.class);
   /** Every turn goes to the commit thread, which groups them: a log round trip is not inline. */
+  private static final long LEAD_RETRY_MS = 1_000;
+  /** The exit status when the Raft server stopped on its own (EX_SOFTWARE). */
+  private static final int EXIT_RAFT_STOPPED = 70;
   private static final EngineLoop.CommitModes THROUGH_THE_LOG = new EngineLoop.CommitModes(true,
       true);
 
@@ -50,6 +55,13 @@ final class ClusterServer implements AutoCloseable {
   private SluiceServer leader;
   private long leaderTerm = -1;
   private boolean closed;
+  private volatile boolean closing;
+  private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(
+      runnable -> {
+        Thread thread = new Thread(runnable, "sluice-cluster-retries");
+        thread.setDaemon(true);
+        return thread;
+      });
 
   private ClusterServer(ClusterConfig clusterConfig, StoreConfig storeConfig,
       EngineConfig engineConfig, ApiConfig apiConfig, EngineLoop.CommitLimits commitLimits,
@@ -68,7 +80,8 @@ final class ClusterServer implements AutoCloseable {
     ClusterServer server = new ClusterServer(clusterConfig, storeConfig, engineConfig, apiConfig,
         commitLimits, clock);
     try {
-      server.onRolesThread(server::follow).get(60, TimeUnit.SECONDS);
+      // The listeners bind first, so a taken port fails the start, not a later role change.
+      server.roles.submit(server::follow).get(60, TimeUnit.SECONDS);
       server.node = ClusterNode.start(clusterConfig, storeConfig, new Roles() {
         @Override
         public void leading(long term) {
@@ -79,22 +92,47 @@ final class ClusterServer implements AutoCloseable {
         public void following(String leaderId) {
           server.onRolesThread(server::follow);
         }
+
+        @Override
+        public void stopped() {
+          server.raftStopped();
+        }
       });
       return server;
     } catch (Exception e) {
       server.close();
-      throw new IllegalStateException("cluster node did not start: " + e.getMessage(), e);
+      Throwable cause = e instanceof java.util.concurrent.ExecutionException ? e.getCause() : e;
+      throw new IllegalStateException("cluster node did not start: " + cause.getMessage(), cause);
     }
   }
 
-  private java.util.concurrent.Future<?> onRolesThread(Runnable change) {
-    return roles.submit(() -> {
-      try {
-        change.run();
-      } catch (RuntimeException e) {
-        LOG.error("role change failed", e);
-      }
-    });
+  private void onRolesThread(Runnable change) {
+    try {
+      roles.execute(() -> {
+        try {
+          change.run();
+        } catch (RuntimeException e) {
+          LOG.error("role change failed", e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // Closing: Ratis may still report a role while it stops.
+    }
+  }
+
+  /**
+   * Ratis stopped this node's server. On close that is expected; otherwise (a store that cannot
+   * be written, a failed snapshot install) the node can no longer replicate, so the process
+   * ends, for its supervisor to restart it on what it has stored, rather than answer on as a
+   * node that is not one.
+   */
+  private void raftStopped() {
+    if (closing) {
+      return;
+    }
+    LOG.error("the node's Raft server stopped unexpectedly; exiting");
+    Thread exit = new Thread(() -> System.exit(EXIT_RAFT_STOPPED), "sluice-cluster-exit");
+    exit.start();
   }
 
   private void lead(long term) {
@@ -117,9 +155,17 @@ final class ClusterServer implements AutoCloseable {
       LOG.info("leading term {}: serving in {} ms", term,
           (System.nanoTime() - startedNanos) / 1_000_000);
     } catch (Exception e) {
-      LOG.error("could not start serving as the leader of term {}", term, e);
+      LOG.error("could not start serving as the leader of term {}; trying again in {} ms", term,
+          LEAD_RETRY_MS, e);
       stopLeading();
       follow();
+      // Ratis says a leader is ready once per term: while this node still leads that term, it
+      // must serve, or no node does.
+      retries.schedule(() -> onRolesThread(() -> {
+        if (node.leads(term)) {
+          lead(term);
+        }
+      }), LEAD_RETRY_MS, TimeUnit.MILLISECONDS);
     }
   }
 
@@ -129,8 +175,14 @@ final class ClusterServer implements AutoCloseable {
     }
     stopLeading();
     if (follower == null) {
-      follower = new FollowerListener(apiConfig, view);
-      follower.start();
+      FollowerListener listener = new FollowerListener(apiConfig, view);
+      try {
+        listener.start();
+      } catch (RuntimeException e) {
+        listener.close();
+        throw e;
+      }
+      follower = listener;
     }
   }
 
@@ -165,6 +217,8 @@ final class ClusterServer implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
+    retries.shutdownNow();
     try {
       roles.submit(() -> {
         closed = true;

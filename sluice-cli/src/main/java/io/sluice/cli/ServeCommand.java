@@ -349,6 +349,10 @@ public final class ServeCommand implements Callable<Integer> {
   private ClusterConfig cluster(Path root, boolean syncLog) {
     boolean any = !blank(clusterId) || !blank(nodeId) || !blank(peers);
     if (!any) {
+      if (clusterTls.load() != null) {
+        throw new StartupException("--cluster-tls-* apply to a cluster node only (with"
+            + " --cluster-id, --node-id and --peers)");
+      }
       return null;
     }
     if (blank(clusterId) || blank(nodeId) || blank(peers)) {

@@ -38,14 +38,30 @@ final class CheckpointSnapshots implements StateMachineStorage {
     snapshotsDir = new File(stateMachineDir, "snapshots");
     tmpDir = new File(stateMachineDir, "tmp");
     Files.createDirectories(snapshotsDir.toPath());
+    // Checkpoints a crash left half made hold table files' space through their hard links.
+    try (Stream<Path> leftovers = Files.list(tmpDir.toPath())) {
+      for (Path leftover : leftovers.filter(dir -> dir.getFileName().toString()
+          .startsWith("checkpoint-")).toList()) {
+        StoreSlot.deleteTree(leftover);
+      }
+    } catch (java.nio.file.NoSuchFileException e) {
+      // First start.
+    }
     Files.createDirectories(tmpDir.toPath());
     reload();
   }
 
-  /** Finds the newest snapshot again, after one was taken or received. */
-  SnapshotInfo reload() throws IOException {
+  /**
+   * Finds the newest snapshot again, after one was taken or received. The answer only moves
+   * forward, so a listing made just before Ratis swapped in a received snapshot cannot replace
+   * it.
+   */
+  synchronized SnapshotInfo reload() throws IOException {
     List<Path> all = snapshots();
-    latest = all.isEmpty() ? null : describe(all.get(all.size() - 1));
+    SnapshotInfo found = all.isEmpty() ? null : describe(all.get(all.size() - 1));
+    if (found != null && (latest == null || found.getIndex() >= latest.getIndex())) {
+      latest = found;
+    }
     return latest;
   }
 
@@ -57,12 +73,6 @@ final class CheckpointSnapshots implements StateMachineStorage {
   /** Where the snapshot of {@code last} is kept. */
   Path dirFor(TermIndex last) {
     return snapshotsDir.toPath().resolve("snapshot." + last.getTerm() + "_" + last.getIndex());
-  }
-
-  /** The directory of the newest snapshot, or null. */
-  Path latestDir() {
-    SnapshotInfo snapshot = latest;
-    return snapshot == null ? null : dirFor(snapshot.getTermIndex());
   }
 
   private List<Path> snapshots() throws IOException {

@@ -103,7 +103,12 @@ public record ClusterConfig(String clusterId, String nodeId, List<Peer> peers, P
       if (!ids.add(id)) {
         throw new IllegalArgumentException("peer id '" + id + "' appears twice in --peers");
       }
-      peers.add(new Peer(id, host, port));
+      Peer peer = new Peer(id, host, port);
+      if (peers.stream().anyMatch(other -> other.address().equals(peer.address()))) {
+        throw new IllegalArgumentException("two peers in --peers share the address "
+            + peer.address());
+      }
+      peers.add(peer);
     }
     return peers;
   }

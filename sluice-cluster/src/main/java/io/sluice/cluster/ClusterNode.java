@@ -98,6 +98,13 @@ public final class ClusterNode implements AutoCloseable {
       throw new IllegalStateException("the store's column families are not numbered as a"
           + " cluster node's must be; start this node on an empty data directory");
     }
+    if (isEmpty(config.raftDir()) && holdsData(store.current())) {
+      // Its jobs are in no node's log: the others would never have them, and entries it
+      // believes it holds would be skipped (docs/cluster.md, "Starting a cluster").
+      throw new IllegalStateException("the data directory holds jobs but " + config.raftDir()
+          + " holds no Raft log: a cluster node starts on an empty data directory (or on its"
+          + " own data and log)");
+    }
     List<RaftPeer> peers = config.peers().stream()
         .map(peer -> RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build())
         .toList();
@@ -125,6 +132,23 @@ public final class ClusterNode implements AutoCloseable {
         ? new Parameters()
         : GrpcFactory.newRaftParameters(
             new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+  }
+
+  private static boolean isEmpty(java.nio.file.Path dir) throws IOException {
+    if (!java.nio.file.Files.isDirectory(dir)) {
+      return true;
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> entries = java.nio.file.Files.list(dir)) {
+      return entries.findAny().isEmpty();
+    }
+  }
+
+  private static boolean holdsData(RocksJobStore store) {
+    boolean[] any = {false};
+    store.scanBudgets(budget -> any[0] = true);
+    try (var jobs = store.scanJobs(null, false)) {
+      return any[0] || jobs.hasNext();
+    }
   }
 
   private static RaftProperties properties(ClusterConfig config) {
@@ -186,12 +210,26 @@ public final class ClusterNode implements AutoCloseable {
   }
 
   private static Void requireSuccess(RaftClientReply reply) {
+    if (reply.isSuccess() && reply.getMessage() != null
+        && !reply.getMessage().getContent().isEmpty()) {
+      throw new NotReplicatedException(reply.getMessage().getContent().toStringUtf8(), null);
+    }
     if (!reply.isSuccess()) {
       Exception failure = reply.getException();
       throw new NotReplicatedException(failure == null ? "entry not committed" : failure.toString(),
           failure);
     }
     return null;
+  }
+
+  /** Whether this node leads {@code term} now. */
+  public boolean leads(long term) {
+    try {
+      DivisionInfo info = division().getInfo();
+      return info.isLeader() && info.getCurrentTerm() == term;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The URLs of the node leading now, once it has announced them. */

@@ -7,4 +7,7 @@ public interface Roles {
 
   /** Another node leads now, or none is known ({@code leaderId} null). */
   void following(String leaderId);
+
+  /** The node's Raft server stopped (on close, or after a failure it cannot go on from). */
+  void stopped();
 }

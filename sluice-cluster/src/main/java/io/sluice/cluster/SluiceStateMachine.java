@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -50,6 +52,9 @@ final class SluiceStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(SluiceStateMachine.class);
   private static final byte[] APPLIED = "raft-applied".getBytes(StandardCharsets.UTF_8);
   private static final byte[] EMPTY_BATCH = new byte[12];
+  private static final long CHECKPOINT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** The answer to an entry written by an engine of another term than the entry's. */
+  static final Message REFUSED = Message.valueOf("refused: written by an engine of another term");
 
   private final StoreSlot store;
   private final CheckpointSnapshots snapshots = new CheckpointSnapshots();
@@ -62,6 +67,7 @@ final class SluiceStateMachine extends BaseStateMachine {
     return thread;
   });
   private final AtomicBoolean checkpointing = new AtomicBoolean();
+  private volatile long nextCheckpointNanos = System.nanoTime();
   /** The highest log index the store holds; entries at or below it are not written again. */
   private volatile long storedIndex;
 
@@ -140,7 +146,8 @@ final class SluiceStateMachine extends BaseStateMachine {
   public long takeSnapshot() {
     SnapshotInfo current = snapshots.getLatestSnapshot();
     long latest = current == null ? -1 : current.getIndex();
-    if (latest < storedIndex && checkpointing.compareAndSet(false, true)) {
+    if (latest < storedIndex && System.nanoTime() >= nextCheckpointNanos
+        && checkpointing.compareAndSet(false, true)) {
       checkpointer.execute(this::checkpoint);
     }
     return latest;
@@ -166,6 +173,8 @@ final class SluiceStateMachine extends BaseStateMachine {
         LOG.info("snapshot taken at {}", held);
       }
     } catch (IOException | RuntimeException e) {
+      // Not again at once: Ratis asks with every applied entry until a snapshot is taken.
+      nextCheckpointNanos = System.nanoTime() + CHECKPOINT_RETRY_NANOS;
       LOG.warn("snapshot not taken: {}", e.toString());
       try {
         StoreSlot.deleteTree(inProgress);
@@ -227,18 +236,29 @@ final class SluiceStateMachine extends BaseStateMachine {
     return super.startTransaction(request);
   }
 
+  /**
+   * Writes a committed entry to the store with its log position, unless the store holds it
+   * already. An entry whose engine term is not the term Ratis appended it in is not written on
+   * any node, and its writer is told so ({@link #REFUSED}): the check in
+   * {@link #startTransaction} runs before Ratis assigns the term, so a node that lost and won
+   * back leadership in between could otherwise append an old engine's batch.
+   */
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext transaction) {
     LogEntryProto entry = transaction.getLogEntry();
     long index = entry.getIndex();
     long term = entry.getTerm();
+    Message answer = Message.EMPTY;
     if (index > storedIndex) {
       ByteString content = entry.getStateMachineLogEntry().getLogData();
       List<RocksJobStore.Marker> markers = new ArrayList<>(2);
       markers.add(new RocksJobStore.Marker(APPLIED,
           ByteBuffer.allocate(16).putLong(term).putLong(index).array()));
       byte kind = LogEntries.kind(content);
-      if (kind == LogEntries.COMMIT) {
+      if (LogEntries.term(content) != term) {
+        store.current().writeSerialized(EMPTY_BATCH, markers, false);
+        answer = REFUSED;
+      } else if (kind == LogEntries.COMMIT) {
         store.current().writeSerialized(LogEntries.body(content), markers, false);
       } else if (kind == LogEntries.ANNOUNCE) {
         LeaderUrls urls = LeaderUrls.decode(LogEntries.body(content));
@@ -252,7 +272,7 @@ final class SluiceStateMachine extends BaseStateMachine {
       storedIndex = index;
     }
     updateLastAppliedTermIndex(term, index);
-    return CompletableFuture.completedFuture(Message.EMPTY);
+    return CompletableFuture.completedFuture(answer);
   }
 
   /** The URLs a node announced when it last led, if it ever did. */
@@ -266,6 +286,22 @@ final class SluiceStateMachine extends BaseStateMachine {
     if (newLeaderId == null || !newLeaderId.equals(member.getPeerId())) {
       roles.following(newLeaderId == null ? null : newLeaderId.toString());
     }
+  }
+
+  /**
+   * This node stopped leading (Ratis calls this when a leader steps down, also when no other
+   * leader is known yet, as when it is cut off from a majority): it drops its engine at once.
+   */
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pending) {
+    LOG.info("no longer the leader ({} entries pending)", pending.size());
+    roles.following(null);
+  }
+
+  /** Ratis stopped this node's server: on close, or after a failure it cannot go on from. */
+  @Override
+  public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+    roles.stopped();
   }
 
   @Override

@@ -5,6 +5,7 @@ import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -31,17 +32,19 @@ final class StoreSlot implements AutoCloseable {
    * intact for the next follower that needs it.
    */
   synchronized void replaceWith(Path checkpoint) throws IOException {
-    store.close();
     Path dataDir = config.dataDir();
-    deleteTree(dataDir);
-    Files.createDirectories(dataDir);
+    // Filled beside the store, then swapped in: a crash midway leaves the old store whole, or
+    // no store (then the node restores it from the same snapshot when it starts).
+    Path incoming = dataDir.resolveSibling(dataDir.getFileName() + ".incoming");
+    deleteTree(incoming);
+    Files.createDirectories(incoming);
     try (Stream<Path> files = Files.list(checkpoint)) {
       for (Path file : files.toList()) {
         String name = file.getFileName().toString();
         if (!Files.isRegularFile(file) || name.endsWith(".md5")) {
           continue;
         }
-        Path target = dataDir.resolve(name);
+        Path target = incoming.resolve(name);
         if (name.endsWith(".sst")) {
           try {
             Files.createLink(target, file);
@@ -53,6 +56,9 @@ final class StoreSlot implements AutoCloseable {
         }
       }
     }
+    store.close();
+    deleteTree(dataDir);
+    Files.move(incoming, dataDir, StandardCopyOption.ATOMIC_MOVE);
     store = new RocksJobStore(config);
   }
 

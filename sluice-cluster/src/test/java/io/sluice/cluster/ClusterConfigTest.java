@@ -30,6 +30,8 @@ class ClusterConfigTest {
         .hasMessageContaining("port 1-65535");
     assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=a:1,n1=b:2"))
         .hasMessageContaining("peer id 'n1' appears twice");
+    assertThatThrownBy(() -> ClusterConfig.parsePeers("n1=a:1,n2=a:1"))
+        .hasMessageContaining("two peers in --peers share the address a:1");
     assertThatThrownBy(() -> ClusterConfig.parsePeers("n 1=a:1"))
         .hasMessageContaining("invalid peer id in --peers 'n 1'");
   }

@@ -34,7 +34,6 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -252,8 +251,8 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   }
 
   /**
-   * Whether the column families are numbered 1 to 8 in the order this class creates them, as
-   * in every store it created: serialized batches name families by number.
+   * Whether the column families are numbered 0 (the default one) to 8 in the order this class
+   * creates them, as in every store it created: serialized batches name families by number.
    */
   public boolean numbersFamiliesInCreationOrder() {
     for (int i = 0; i < handles.size(); i++) {
@@ -262,18 +261,6 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
       }
     }
     return true;
-  }
-
-  /** Flushes every memtable to table files, so the store is whole on disk without its WAL. */
-  public void flush() {
-    uses.enter();
-    try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
-      db.flush(options, handles);
-    } catch (RocksDBException e) {
-      throw new StorageException("flush", e);
-    } finally {
-      uses.exit();
-    }
   }
 
   private void apply(BatchBuilder writes, Mutation mutation) {
