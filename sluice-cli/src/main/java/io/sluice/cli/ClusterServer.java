@@ -281,6 +281,7 @@ final class ClusterServer implements AutoCloseable {
         json.writeStringField("id", peer.id());
         json.writeStringField("address", peer.address());
         json.writeNumberField("commit_index", peer.commitIndex());
+        json.writeNumberField("match_index", peer.matchIndex());
         json.writeEndObject();
       }
       json.writeEndArray();

@@ -14,6 +14,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.metrics.MetricRegistries;
+import org.apache.ratis.metrics.MetricRegistryInfo;
+import org.apache.ratis.metrics.impl.RatisMetricRegistryImpl;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcFactory;
@@ -32,8 +35,11 @@ import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.RaftServerRpcWithProxy;
+import org.apache.ratis.server.metrics.LogAppenderMetrics;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Gauge;
+import org.apache.ratis.thirdparty.com.codahale.metrics.Metric;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -251,16 +257,49 @@ public final class ClusterNode implements AutoCloseable {
     Map<String, Long> committed = division.getCommitInfos().stream()
         .collect(Collectors.toMap(commit -> commit.getServer().getId().toStringUtf8(),
             CommitInfoProto::getCommitIndex, Math::max));
+    Map<String, Long> matched = info.isLeader() ? matchIndexes(division) : Map.of();
     List<ClusterStatus.PeerStatus> peers = new ArrayList<>();
     for (ClusterConfig.Peer peer : config.peers()) {
+      long match = peer.id().equals(config.nodeId()) && info.isLeader()
+          ? division.getRaftLog().getFlushIndex()
+          : matched.getOrDefault(peer.id(), -1L);
       peers.add(new ClusterStatus.PeerStatus(peer.id(), peer.address(),
-          committed.getOrDefault(peer.id(), -1L)));
+          committed.getOrDefault(peer.id(), -1L), match));
     }
     return new ClusterStatus(config.clusterId(), config.nodeId(), role(info.getCurrentRole()),
         info.getCurrentTerm(), leader == null ? null : leader.toString(),
         leaderUrls().map(LeaderUrls::apiUrl).orElse(null),
         division.getRaftLog().getLastCommittedIndex(), info.getLastAppliedIndex(),
         snapshot == null ? -1 : snapshot.getIndex(), division.getRaftLog().getStartIndex(), peers);
+  }
+
+  /**
+   * The leader's match index of each follower (the last entry it knows the follower holds).
+   * Ratis keeps these inside its log appenders and shows them only as metrics gauges, so they
+   * are read from this member's log-appender metrics registry.
+   */
+  private static Map<String, Long> matchIndexes(RaftServer.Division division) {
+    String member = division.getMemberId().toString();
+    Map<String, Long> matched = new java.util.HashMap<>();
+    for (MetricRegistryInfo registryInfo : MetricRegistries.global().getMetricRegistryInfos()) {
+      if (!registryInfo.getPrefix().equals(member)
+          || !registryInfo.getMetricsComponentName()
+              .equals(LogAppenderMetrics.RATIS_LOG_APPENDER_METRICS)) {
+        continue;
+      }
+      MetricRegistries.global().get(registryInfo).ifPresent(registry -> {
+        if (registry instanceof RatisMetricRegistryImpl gauges) {
+          for (RaftPeer peer : division.getGroup().getPeers()) {
+            Metric gauge = gauges.get(String.format(LogAppenderMetrics.FOLLOWER_MATCH_INDEX,
+                peer.getId()));
+            if (gauge instanceof Gauge<?> value && value.getValue() instanceof Number index) {
+              matched.put(peer.getId().toString(), index.longValue());
+            }
+          }
+        }
+      });
+    }
+    return matched;
   }
 
   private static String role(RaftPeerRole role) {

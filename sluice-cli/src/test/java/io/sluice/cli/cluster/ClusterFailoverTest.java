@@ -66,6 +66,17 @@ class ClusterFailoverTest {
     assertThat(status.get("leader_id").asText()).isEqualTo(leader);
     assertThat(status.get("peers")).hasSize(3);
     assertThat(cluster.status(leader).get("role").asText()).isEqualTo("leader");
+    long committed = cluster.status(leader).get("commit_index").asLong();
+    long deadline = System.nanoTime() + ELECTION.toNanos();
+    while (!everyPeerMatches(cluster.status(leader), committed)) {
+      assertThat(System.nanoTime()).as("the leader's match indexes reach %d: %s", committed,
+          cluster.status(leader)).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+    for (JsonNode peer : status.get("peers")) {
+      assertThat(peer.get("match_index").asLong()).as("a follower knows no match index")
+          .isEqualTo(-1);
+    }
   }
 
   /**
@@ -146,6 +157,15 @@ class ClusterFailoverTest {
             || line.contains("recovered") || line.contains("no longer leading"))
         .toList();
     return String.join("\n", lines.subList(Math.max(0, lines.size() - 8), lines.size()));
+  }
+
+  private static boolean everyPeerMatches(JsonNode leaderStatus, long index) {
+    for (JsonNode peer : leaderStatus.get("peers")) {
+      if (peer.get("match_index").asLong() < index) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private interface Body {
