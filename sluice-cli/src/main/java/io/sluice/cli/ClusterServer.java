@@ -54,7 +54,7 @@ final class ClusterServer implements AutoCloseable {
   private FollowerListener follower;
   private SluiceServer leader;
   private long leaderTerm = -1;
-  private boolean closed;
+  /** Set first on close: no role change starts after it, and a Raft stop is expected. */
   private volatile boolean closing;
   private final ScheduledExecutorService retries = Executors.newSingleThreadScheduledExecutor(
       runnable -> {
@@ -136,7 +136,7 @@ final class ClusterServer implements AutoCloseable {
   }
 
   private void lead(long term) {
-    if (closed || (leader != null && leaderTerm == term)) {
+    if (closing || (leader != null && leaderTerm == term)) {
       return;
     }
     stopLeading();
@@ -170,7 +170,7 @@ final class ClusterServer implements AutoCloseable {
   }
 
   private void follow() {
-    if (closed) {
+    if (closing) {
       return;
     }
     stopLeading();
@@ -221,7 +221,6 @@ final class ClusterServer implements AutoCloseable {
     retries.shutdownNow();
     try {
       roles.submit(() -> {
-        closed = true;
         if (follower != null) {
           follower.close();
           follower = null;

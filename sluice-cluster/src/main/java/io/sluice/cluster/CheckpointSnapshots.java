@@ -16,6 +16,7 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
+import org.apache.ratis.util.FileUtils;
 
 /**
  * The state machine's snapshots: RocksDB checkpoints in {@code sm/snapshots/snapshot.T_I}, one
@@ -38,16 +39,14 @@ final class CheckpointSnapshots implements StateMachineStorage {
     snapshotsDir = new File(stateMachineDir, "snapshots");
     tmpDir = new File(stateMachineDir, "tmp");
     Files.createDirectories(snapshotsDir.toPath());
+    Files.createDirectories(tmpDir.toPath());
     // Checkpoints a crash left half made hold table files' space through their hard links.
     try (Stream<Path> leftovers = Files.list(tmpDir.toPath())) {
-      for (Path leftover : leftovers.filter(dir -> dir.getFileName().toString()
-          .startsWith("checkpoint-")).toList()) {
-        StoreSlot.deleteTree(leftover);
+      for (Path leftover : leftovers
+          .filter(dir -> dir.getFileName().toString().startsWith("checkpoint-")).toList()) {
+        FileUtils.deleteFully(leftover);
       }
-    } catch (java.nio.file.NoSuchFileException e) {
-      // First start.
     }
-    Files.createDirectories(tmpDir.toPath());
     reload();
   }
 
@@ -129,7 +128,7 @@ final class CheckpointSnapshots implements StateMachineStorage {
     }
     List<Path> all = snapshots();
     for (Path old : all.subList(0, Math.max(0, all.size() - keep))) {
-      StoreSlot.deleteTree(old);
+      FileUtils.deleteFully(old);
     }
   }
 }

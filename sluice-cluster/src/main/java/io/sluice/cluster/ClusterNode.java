@@ -1,18 +1,25 @@
 package io.sluice.cluster;
 
+import io.sluice.engine.store.JobStore;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.MetricRegistryInfo;
@@ -140,21 +147,24 @@ public final class ClusterNode implements AutoCloseable {
             new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
   }
 
-  private static boolean isEmpty(java.nio.file.Path dir) throws IOException {
-    if (!java.nio.file.Files.isDirectory(dir)) {
+  private static boolean isEmpty(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
       return true;
     }
-    try (java.util.stream.Stream<java.nio.file.Path> entries = java.nio.file.Files.list(dir)) {
+    try (Stream<Path> entries = Files.list(dir)) {
       return entries.findAny().isEmpty();
     }
   }
 
   private static boolean holdsData(RocksJobStore store) {
-    boolean[] any = {false};
-    store.scanBudgets(budget -> any[0] = true);
-    try (var jobs = store.scanJobs(null, false)) {
-      return any[0] || jobs.hasNext();
+    try (JobStore.JobScan jobs = store.scanJobs(null, false)) {
+      if (jobs.hasNext()) {
+        return true;
+      }
     }
+    AtomicBoolean budgets = new AtomicBoolean();
+    store.scanBudgets(budget -> budgets.set(true));
+    return budgets.get();
   }
 
   private static RaftProperties properties(ClusterConfig config) {
@@ -280,7 +290,7 @@ public final class ClusterNode implements AutoCloseable {
    */
   private static Map<String, Long> matchIndexes(RaftServer.Division division) {
     String member = division.getMemberId().toString();
-    Map<String, Long> matched = new java.util.HashMap<>();
+    Map<String, Long> matched = new HashMap<>();
     for (MetricRegistryInfo registryInfo : MetricRegistries.global().getMetricRegistryInfos()) {
       if (!registryInfo.getPrefix().equals(member)
           || !registryInfo.getMetricsComponentName()
@@ -308,7 +318,7 @@ public final class ClusterNode implements AutoCloseable {
       case FOLLOWER -> "follower";
       case CANDIDATE -> "candidate";
       case LISTENER -> "listener";
-      default -> role.name().toLowerCase(java.util.Locale.ROOT);
+      default -> role.name().toLowerCase(Locale.ROOT);
     };
   }
 

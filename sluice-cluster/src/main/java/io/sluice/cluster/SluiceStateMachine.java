@@ -34,6 +34,7 @@ import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.FileUtils;
 import org.apache.ratis.util.LifeCycle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,7 +105,7 @@ final class SluiceStateMachine extends BaseStateMachine {
 
   private void readStoredPosition() {
     byte[] applied = store.current().readMarker(APPLIED);
-    storedIndex = applied == null ? 0 : ByteBuffer.wrap(applied).getLong(Long.BYTES);
+    storedIndex = applied == null ? 0 : decodePosition(applied).getIndex();
   }
 
   private void readAnnouncements() {
@@ -159,14 +160,13 @@ final class SluiceStateMachine extends BaseStateMachine {
       store.current().checkpoint(inProgress);
       byte[] applied = RocksJobStore.readMarker(inProgress, APPLIED);
       if (applied == null) {
-        StoreSlot.deleteTree(inProgress);
+        FileUtils.deleteFully(inProgress);
         return;
       }
-      ByteBuffer position = ByteBuffer.wrap(applied);
-      TermIndex held = TermIndex.valueOf(position.getLong(), position.getLong());
+      TermIndex held = decodePosition(applied);
       Path target = snapshots.dirFor(held);
       if (Files.exists(target)) {
-        StoreSlot.deleteTree(inProgress);
+        FileUtils.deleteFully(inProgress);
       } else {
         Files.move(inProgress, target, StandardCopyOption.ATOMIC_MOVE);
         snapshots.reload();
@@ -177,7 +177,7 @@ final class SluiceStateMachine extends BaseStateMachine {
       nextCheckpointNanos = System.nanoTime() + CHECKPOINT_RETRY_NANOS;
       LOG.warn("snapshot not taken: {}", e.toString());
       try {
-        StoreSlot.deleteTree(inProgress);
+        FileUtils.deleteFully(inProgress);
       } catch (IOException cleanup) {
         LOG.warn("could not remove a failed checkpoint at {}: {}", inProgress, cleanup.toString());
       }
@@ -252,8 +252,7 @@ final class SluiceStateMachine extends BaseStateMachine {
     if (index > storedIndex) {
       ByteString content = entry.getStateMachineLogEntry().getLogData();
       List<RocksJobStore.Marker> markers = new ArrayList<>(2);
-      markers.add(new RocksJobStore.Marker(APPLIED,
-          ByteBuffer.allocate(16).putLong(term).putLong(index).array()));
+      markers.add(new RocksJobStore.Marker(APPLIED, encodePosition(term, index)));
       byte kind = LogEntries.kind(content);
       if (LogEntries.term(content) != term) {
         store.current().writeSerialized(EMPTY_BATCH, markers, false);
@@ -312,6 +311,16 @@ final class SluiceStateMachine extends BaseStateMachine {
     } catch (IOException e) {
       LOG.error("cannot read the term this node leads", e);
     }
+  }
+
+  /** The applied-position marker: the last entry's term, then its index. */
+  private static byte[] encodePosition(long term, long index) {
+    return ByteBuffer.allocate(2 * Long.BYTES).putLong(term).putLong(index).array();
+  }
+
+  private static TermIndex decodePosition(byte[] marker) {
+    ByteBuffer position = ByteBuffer.wrap(marker);
+    return TermIndex.valueOf(position.getLong(), position.getLong());
   }
 
   private static byte[] urlsKey(String nodeId) {

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.stream.Stream;
+import org.apache.ratis.util.FileUtils;
 
 /**
  * This node's store, which a snapshot from the leader can replace while the node follows: the
@@ -36,7 +36,7 @@ final class StoreSlot implements AutoCloseable {
     // Filled beside the store, then swapped in: a crash midway leaves the old store whole, or
     // no store (then the node restores it from the same snapshot when it starts).
     Path incoming = dataDir.resolveSibling(dataDir.getFileName() + ".incoming");
-    deleteTree(incoming);
+    FileUtils.deleteFully(incoming);
     Files.createDirectories(incoming);
     try (Stream<Path> files = Files.list(checkpoint)) {
       for (Path file : files.toList()) {
@@ -57,20 +57,9 @@ final class StoreSlot implements AutoCloseable {
       }
     }
     store.close();
-    deleteTree(dataDir);
+    FileUtils.deleteFully(dataDir);
     Files.move(incoming, dataDir, StandardCopyOption.ATOMIC_MOVE);
     store = new RocksJobStore(config);
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(file);
-      }
-    }
   }
 
   @Override

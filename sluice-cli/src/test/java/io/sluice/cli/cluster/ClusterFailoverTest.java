@@ -122,7 +122,7 @@ class ClusterFailoverTest {
 
       cluster.restart(leader);
       long target = cluster.status(newLeader).get("commit_index").asLong();
-      awaitApplied(leader, target, Duration.ofSeconds(30));
+      cluster.awaitApplied(leader, target, Duration.ofSeconds(30));
       assertThat(cluster.status(leader).get("role").asText()).isEqualTo("follower");
       leader = newLeader;
     }
@@ -192,21 +192,6 @@ class ClusterFailoverTest {
             + " enqueued)");
       }
       Thread.sleep(20);
-    }
-  }
-
-  private void awaitApplied(String id, long index, Duration timeout) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
-      JsonNode status = cluster.status(id);
-      if (status != null && status.path("applied_index").asLong(-1) >= index) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(id + " did not apply index " + index + ": " + status
-            + "\n" + cluster.output(id));
-      }
-      Thread.sleep(50);
     }
   }
 }

@@ -3,7 +3,6 @@ package io.sluice.cli.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.store.rocks.RocksJobStore;
 import io.sluice.store.rocks.StoreConfig;
 import java.io.IOException;
@@ -64,7 +63,7 @@ class ClusterPartitionTest {
     String healedLeader = cluster.awaitLeader(TIMEOUT);
     assertThat(healedLeader).isIn(majority);
     long target = cluster.status(healedLeader).get("commit_index").asLong();
-    awaitApplied(leader, target);
+    cluster.awaitApplied(leader, target, TIMEOUT);
     assertThat(cluster.status(leader).get("role").asText()).isEqualTo("follower");
 
     for (String id : cluster.ids()) {
@@ -118,21 +117,6 @@ class ClusterPartitionTest {
       store.scanJobs(job -> stored.add(job.id().toString()));
     }
     return stored;
-  }
-
-  private void awaitApplied(String id, long index) throws Exception {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    while (true) {
-      JsonNode status = cluster.status(id);
-      if (status != null && status.path("applied_index").asLong(-1) >= index) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(id + " did not apply index " + index + ": " + status + "\n"
-            + cluster.output(id));
-      }
-      Thread.sleep(100);
-    }
   }
 
   private static int number(String id) {

@@ -70,7 +70,7 @@ class ClusterSnapshotTest {
 
     cluster.restart(wiped);
     long target = cluster.status(leader).get("commit_index").asLong();
-    JsonNode caughtUp = awaitApplied(wiped, target);
+    JsonNode caughtUp = cluster.awaitApplied(wiped, target, TIMEOUT);
     assertThat(caughtUp.get("snapshot_index").asLong())
         .as("the wiped node holds a snapshot it received").isPositive();
     assertThat(cluster.output(wiped)).contains("store restored from the leader's snapshot");
@@ -96,21 +96,6 @@ class ClusterSnapshotTest {
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(id + " never purged its log: " + status);
-      }
-      Thread.sleep(100);
-    }
-  }
-
-  private JsonNode awaitApplied(String id, long index) throws Exception {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    while (true) {
-      JsonNode status = cluster.status(id);
-      if (status != null && status.path("applied_index").asLong(-1) >= index) {
-        return status;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(id + " did not apply index " + index + ": " + status + "\n"
-            + cluster.output(id));
       }
       Thread.sleep(100);
     }

@@ -63,7 +63,7 @@ class ClusterTlsTest {
 
     long committed = cluster.status(leader).get("commit_index").asLong();
     String follower = leader.equals("n1") ? "n2" : "n1";
-    awaitApplied(follower, committed);
+    cluster.awaitApplied(follower, committed, TIMEOUT);
     Thread.sleep(2_000);
     JsonNode stranger = cluster.status("n3");
     assertThat(stranger.path("applied_index").asLong(-1))
@@ -77,19 +77,5 @@ class ClusterTlsTest {
   private static void sluice(String... args) {
     CliRunner.Result result = CliRunner.sluice(args);
     assertThat(result.exitCode()).as(result.toString()).isZero();
-  }
-
-  private void awaitApplied(String id, long index) throws Exception {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-    while (true) {
-      JsonNode status = cluster.status(id);
-      if (status != null && status.path("applied_index").asLong(-1) >= index) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(id + " did not apply index " + index + ": " + status);
-      }
-      Thread.sleep(100);
-    }
   }
 }

@@ -227,6 +227,22 @@ final class LocalCluster implements AutoCloseable {
         ? agreed : null;
   }
 
+  /** Waits until the node has applied log entry {@code index}; returns its status then. */
+  JsonNode awaitApplied(String id, long index, Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      JsonNode status = status(id);
+      if (status != null && status.path("applied_index").asLong(-1) >= index) {
+        return status;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(id + " did not apply index " + index + ": " + status + "\n"
+            + output(id));
+      }
+      Thread.sleep(50);
+    }
+  }
+
   /** Whether the node serves the API itself (a follower would redirect). */
   boolean answers(String id) {
     try {
