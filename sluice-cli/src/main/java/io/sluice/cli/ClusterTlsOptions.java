@@ -6,7 +6,6 @@ import io.sluice.cli.tls.PemFiles;
 import io.sluice.cluster.ClusterConfig;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
-import java.time.Instant;
 import java.util.List;
 import picocli.CommandLine.Option;
 
@@ -38,23 +37,13 @@ final class ClusterTlsOptions {
       throw new ServeCommand.StartupException("--cluster-tls-cert, --cluster-tls-key and"
           + " --cluster-tls-ca must be provided together");
     }
-    CertifiedKey pair;
+    CertifiedKey pair = ServeTlsOptions.checkCertificateAndKey(cert, key, "--cluster-tls-cert",
+        "--cluster-tls-key");
     List<X509Certificate> authorities;
-    try {
-      pair = PemFiles.readCertifiedKey(cert, key);
-    } catch (PemException e) {
-      throw new ServeCommand.StartupException(e.getMessage()
-          + " (--cluster-tls-cert, --cluster-tls-key)");
-    }
     try {
       authorities = PemFiles.readCertificates(ca);
     } catch (PemException e) {
       throw new ServeCommand.StartupException(e.getMessage() + " (--cluster-tls-ca)");
-    }
-    Instant notAfter = pair.certificate().getNotAfter().toInstant();
-    if (notAfter.isBefore(Instant.now())) {
-      throw new ServeCommand.StartupException("the certificate in " + cert + " expired on "
-          + notAfter + " (--cluster-tls-cert)");
     }
     return new ClusterConfig.ReplicationTls(PemFiles.keyManagers(pair)[0],
         PemFiles.trustManagers(authorities)[0]);

@@ -72,7 +72,7 @@ final class ServeTlsOptions {
   }
 
   /** A readable pair, the key the first certificate's, and that certificate not expired. */
-  private static void checkCertificateAndKey(Path cert, Path key, String certFlag,
+  static CertifiedKey checkCertificateAndKey(Path cert, Path key, String certFlag,
       String keyFlag) {
     CertifiedKey pair;
     try {
@@ -87,5 +87,6 @@ final class ServeTlsOptions {
       throw new ServeCommand.StartupException("the certificate in " + cert + " expired on "
           + notAfter + " (" + certFlag + ")");
     }
+    return pair;
   }
 }
