@@ -18,6 +18,7 @@ import io.sluice.engine.store.StorageMaintenance;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -48,6 +49,8 @@ public final class ApiServer implements AutoCloseable {
   private final HttpRequestMetrics requestMetrics;
   private final List<HttpServer> servers = new ArrayList<>();
   private HttpServer primary;
+  /** The engine loop turning on this server's one event loop, or null. */
+  private final EngineLoop hostedEngine;
   private HttpServer admin;
 
   /** A server whose {@code /metrics} shows only the JVM, HTTP requests and workers. */
@@ -104,6 +107,14 @@ public final class ApiServer implements AutoCloseable {
         budgetStates, clock, ProductVersion.VERSION, API_VERSION, throughput)
         .register(adminRoutes);
     new Dashboard().register(adminRoutes);
+    if (config.eventLoops() == 1) {
+      // One event loop serves every connection: the engine turns on it too, so an enqueue, its
+      // answer and its delivery never wait for another thread to wake (docs/decisions.md).
+      loop.hostOn(((VertxInternal) vertx).nettyEventLoopGroup().next());
+      hostedEngine = loop;
+    } else {
+      hostedEngine = null;
+    }
   }
 
   /** Serves {@code GET /cluster} on the admin listener; call before {@link #start}. */
@@ -186,6 +197,9 @@ public final class ApiServer implements AutoCloseable {
     }
     for (TakeStream stream : List.copyOf(streams)) {
       stream.endOnItsLoop();
+    }
+    if (hostedEngine != null) {
+      hostedEngine.leaveHost();
     }
     await(vertx.close());
   }

@@ -11,8 +11,12 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -121,9 +125,20 @@ public final class EngineLoop implements AutoCloseable {
   private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
   /** Turns handed to the commit thread and not yet durable; inline commits wait for zero. */
   private final AtomicInteger pendingCommits = new AtomicInteger();
-  private final Thread engineThread;
+  private volatile Thread engineThread;
   private final Thread commitThread;
   private volatile boolean running = true;
+  /** The single thread the engine runs on instead of its own, or null (see {@link #hostOn}). */
+  private volatile ScheduledExecutorService host;
+  /** The {@link #host}'s thread. */
+  private volatile Thread hostThread;
+  /** Set while the engine's own thread stops for {@link #hostOn}. */
+  private volatile boolean handingOver;
+  /** A turn is queued on the {@link #host} and has not started. */
+  private final AtomicBoolean turnQueued = new AtomicBoolean();
+  /** On the host: the wake-up at the engine's next deadline, and that deadline. */
+  private ScheduledFuture<?> deadlineTimer;
+  private long deadlineTimerMs;
   /**
    * Set when a commit fails, before its turn is counted out of {@link #pendingCommits}; until the
    * engine has rolled back, every later turn fails unwritten.
@@ -143,13 +158,117 @@ public final class EngineLoop implements AutoCloseable {
     this.clock = clock;
     this.commitModes = commitModes;
     this.commitLimits = commitLimits;
-    this.engineThread = new Thread(this::runEngine, "sluice-engine");
+    this.engineThread = newEngineThread();
     this.commitThread = new Thread(this::runCommits, "sluice-commit");
+  }
+
+  private Thread newEngineThread() {
+    return new Thread(this::runEngine, "sluice-engine");
   }
 
   public void start() {
     commitThread.start();
     engineThread.start();
+  }
+
+  /**
+   * Moves the engine from its own thread onto {@code host}, a single thread such as the one
+   * event loop serving every connection: a command submitted there runs in the next turn on the
+   * same thread, and its answer and deliveries are written without waking another thread. Turns
+   * queued with {@link ScheduledExecutorService#execute} run after the host's current work, so the
+   * commands of one burst of requests still share a turn and a commit. Call after {@link #start},
+   * not from the engine or the host; {@link #leaveHost} (or {@link #close}) moves it back.
+   */
+  public void hostOn(ScheduledExecutorService host) {
+    try {
+      hostThread = host.submit(Thread::currentThread).get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while moving the engine onto its host", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the engine's host did not run a task", e.getCause());
+    }
+    handingOver = true;
+    LockSupport.unpark(engineThread);
+    joinQuietly(engineThread);
+    handingOver = false;
+    this.host = host;
+    wake();
+  }
+
+  /** Moves the engine back onto a thread of its own, before its host shuts down. */
+  public void leaveHost() {
+    ScheduledExecutorService current = host;
+    if (current == null) {
+      return;
+    }
+    // On the host, so no turn runs meanwhile; a turn queued earlier finds no host and returns.
+    if (Thread.currentThread() == hostThread) {
+      leave();
+      return;
+    }
+    CompletableFuture<Void> left = new CompletableFuture<>();
+    current.execute(() -> {
+      leave();
+      left.complete(null);
+    });
+    left.join();
+  }
+
+  private void leave() {
+    cancelDeadlineTimer();
+    host = null;
+    hostThread = null;
+    Thread thread = newEngineThread();
+    engineThread = thread;
+    thread.start();
+  }
+
+  private void wake() {
+    ScheduledExecutorService current = host;
+    if (current == null) {
+      LockSupport.unpark(engineThread);
+    } else if (turnQueued.compareAndSet(false, true)) {
+      current.execute(this::turnOnHost);
+    }
+  }
+
+  private void turnOnHost() {
+    turnQueued.set(false);
+    if (host == null) {
+      // Queued before the engine left its host: the engine's own thread takes the inbox now.
+      LockSupport.unpark(engineThread);
+      return;
+    }
+    switch (turn()) {
+      case TURN_AGAIN -> wake();
+      case SLEEP_UNTIL_DEADLINE -> wakeOnHostAt(engine.nextDeadlineMs());
+      case WAIT_FOR_COMMIT_THREAD -> { }
+    }
+  }
+
+  private void wakeOnHostAt(long deadlineMs) {
+    if (deadlineTimer != null && deadlineTimerMs == deadlineMs && !deadlineTimer.isDone()) {
+      return;
+    }
+    cancelDeadlineTimer();
+    if (deadlineMs == Long.MAX_VALUE || !running) {
+      return;
+    }
+    long waitNanos = nanosUntil(deadlineMs);
+    if (waitNanos <= 0) {
+      wake();
+      return;
+    }
+    deadlineTimerMs = deadlineMs;
+    deadlineTimer = host.schedule(this::wake, waitNanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void cancelDeadlineTimer() {
+    if (deadlineTimer != null) {
+      deadlineTimer.cancel(false);
+      deadlineTimer = null;
+    }
   }
 
   public <T> CompletableFuture<T> submit(Command<T> command) {
@@ -164,60 +283,77 @@ public final class EngineLoop implements AutoCloseable {
       return future;
     }
     inbox.add(new Pending<>(kind, command, future));
-    LockSupport.unpark(engineThread);
+    wake();
     return future;
   }
 
+  /** What the engine does after a turn. */
+  private enum AfterTurn {
+    /** Commands were applied or are waiting: turn again. */
+    TURN_AGAIN,
+    /** Nothing to do until a command arrives or the engine's next deadline. */
+    SLEEP_UNTIL_DEADLINE,
+    /** A failed commit is being counted out; the commit thread wakes the engine when it is. */
+    WAIT_FOR_COMMIT_THREAD
+  }
+
   private void runEngine() {
-    List<Completion<?>> completions = new ArrayList<>();
-    while (running || !inbox.isEmpty()) {
-      if (poisonedBy != null) {
-        if (pendingCommits.get() > 0) {
-          // The turns queued behind the failed one are being failed; none may be applied first.
-          // The commit thread unparks this one once it has counted them out.
-          LockSupport.park(this);
-          continue;
-        }
-        rollBack();
-      }
-      long nowMs = clock.millis();
-      int applied = 0;
-      Counts counts = new Counts();
-      Pending<?> pending;
-      // Only this thread takes from the inbox, so the head peeked at is the one polled.
-      while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.peek()) != null
-          && counts.admits(pending.kind().enqueues, pending.kind().completions, commitLimits)) {
-        inbox.poll();
-        counts.add(pending.kind().enqueues, pending.kind().completions);
-        completions.add(apply(pending, nowMs));
-        applied++;
-      }
-      try {
-        engine.runDue(nowMs);
-      } catch (RuntimeException e) {
-        LOG.error("engine turn failed", e);
-      }
-      Turn turn = engine.takeTurn();
-      if (!turn.isEmpty() || !completions.isEmpty()) {
-        commitTurn(turn, completions, counts, nowMs);
-        completions = new ArrayList<>();
-      }
-      if (poisonedBy == null) {
-        try {
-          engine.dispatch(nowMs);
-        } catch (RuntimeException e) {
-          LOG.error("dispatch failed", e);
-        }
-        if (engine.awaitsCommit()) {
-          // Jobs charged to durable budgets (X4) reach their workers only once the token state
-          // they spent is durable: commit it now, in a turn of its own.
-          commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs);
-        }
-      }
-      if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
-        park(engine.nextDeadlineMs());
+    while ((running || !inbox.isEmpty()) && !handingOver) {
+      switch (turn()) {
+        case TURN_AGAIN -> { }
+        case SLEEP_UNTIL_DEADLINE -> park(engine.nextDeadlineMs());
+        case WAIT_FOR_COMMIT_THREAD -> LockSupport.park(this);
       }
     }
+  }
+
+  /** One engine turn: the inbox's commands, due work, the commit, then dispatch. */
+  private AfterTurn turn() {
+    if (poisonedBy != null) {
+      if (pendingCommits.get() > 0) {
+        // The turns queued behind the failed one are being failed; none may be applied first.
+        return AfterTurn.WAIT_FOR_COMMIT_THREAD;
+      }
+      rollBack();
+    }
+    long nowMs = clock.millis();
+    int applied = 0;
+    Counts counts = new Counts();
+    List<Completion<?>> completions = new ArrayList<>();
+    Pending<?> pending;
+    // Only the engine takes from the inbox, so the head peeked at is the one polled.
+    while (applied < MAX_COMMANDS_PER_TURN && (pending = inbox.peek()) != null
+        && counts.admits(pending.kind().enqueues, pending.kind().completions, commitLimits)) {
+      inbox.poll();
+      counts.add(pending.kind().enqueues, pending.kind().completions);
+      completions.add(apply(pending, nowMs));
+      applied++;
+    }
+    try {
+      engine.runDue(nowMs);
+    } catch (RuntimeException e) {
+      LOG.error("engine turn failed", e);
+    }
+    Turn turn = engine.takeTurn();
+    if (!turn.isEmpty() || !completions.isEmpty()) {
+      commitTurn(turn, completions, counts, nowMs);
+    }
+    if (poisonedBy == null) {
+      try {
+        engine.dispatch(nowMs);
+      } catch (RuntimeException e) {
+        LOG.error("dispatch failed", e);
+      }
+      if (engine.awaitsCommit()) {
+        // Jobs charged to durable budgets (X4) reach their workers only once the token state
+        // they spent is durable: commit it now, in a turn of its own.
+        commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs);
+      }
+    }
+    if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
+      return AfterTurn.SLEEP_UNTIL_DEADLINE;
+    }
+    return AfterTurn.TURN_AGAIN;
   }
 
   /** Commits the turn inline, or hands it to the commit thread, or fails it behind a failed one. */
@@ -322,14 +458,22 @@ public final class EngineLoop implements AutoCloseable {
       LockSupport.park(this);
       return;
     }
+    long waitNanos = nanosUntil(deadlineMs);
+    if (waitNanos > 0) {
+      LockSupport.parkNanos(this, waitNanos);
+    }
+  }
+
+  private long nanosUntil(long deadlineMs) {
     Instant now = clock.instant();
     long waitMs = deadlineMs - now.toEpochMilli();
-    if (waitMs > 0) {
-      // Less the part of the current millisecond already gone: a refill due at a millisecond is
-      // served at that instant, not up to a millisecond after it.
-      long elapsedInMs = now.getNano() % 1_000_000;
-      LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(waitMs) - elapsedInMs);
+    if (waitMs <= 0) {
+      return 0;
     }
+    // Less the part of the current millisecond already gone: a refill due at a millisecond is
+    // served at that instant, not up to a millisecond after it.
+    long elapsedInMs = now.getNano() % 1_000_000;
+    return TimeUnit.MILLISECONDS.toNanos(waitMs) - elapsedInMs;
   }
 
   private void runCommits() {
@@ -402,8 +546,8 @@ public final class EngineLoop implements AutoCloseable {
     }
     pendingCommits.addAndGet(-works.size());
     if (failure != null) {
-      // The engine thread may be asleep: it must roll back before anything else.
-      LockSupport.unpark(engineThread);
+      // The engine may be asleep: it must roll back before anything else.
+      wake();
     }
   }
 
@@ -418,10 +562,16 @@ public final class EngineLoop implements AutoCloseable {
       return;
     }
     running = false;
+    // The engine's own thread takes what is left in the inbox, then stops.
+    leaveHost();
     LockSupport.unpark(engineThread);
+    joinQuietly(engineThread);
+    joinQuietly(commitThread);
+  }
+
+  private static void joinQuietly(Thread thread) {
     try {
-      engineThread.join(10_000);
-      commitThread.join(10_000);
+      thread.join(10_000);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

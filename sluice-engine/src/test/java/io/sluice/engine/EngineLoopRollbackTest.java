@@ -48,6 +48,9 @@ class EngineLoopRollbackTest {
       loop.close();
     }
   }
+  /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
+  void placed(EngineLoop loop) {}
+
 
   private void start(boolean syncEverything) {
     Engine engine =
@@ -55,6 +58,7 @@ class EngineLoopRollbackTest {
     loop = new EngineLoop(engine, store, clock,
         new EngineLoop.CommitModes(syncEverything, syncEverything));
     loop.start();
+    placed(loop);
   }
 
   private NewJob job(String queue, List<BindingRequest> budgets) {

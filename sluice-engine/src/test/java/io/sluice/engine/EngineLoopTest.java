@@ -48,6 +48,9 @@ class EngineLoopTest {
       loop.close();
     }
   }
+  /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
+  void placed(EngineLoop loop) {}
+
 
   private void start(boolean syncEnqueues, boolean syncOthers) {
     start(syncEnqueues, syncOthers, EngineLoop.CommitLimits.DEFAULTS);
@@ -57,6 +60,7 @@ class EngineLoopTest {
     loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, Clock.systemUTC(),
         new EngineLoop.CommitModes(syncEnqueues, syncOthers), limits);
     loop.start();
+    placed(loop);
   }
 
   private CompletableFuture<List<JobSnapshot>> enqueue(String queue) {

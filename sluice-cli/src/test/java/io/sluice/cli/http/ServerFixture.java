@@ -172,11 +172,15 @@ final class ServerFixture implements AutoCloseable, BeforeAllCallback, AfterAllC
     }
   }
 
+  /**
+   * One event loop, as {@code sluice serve} has on two cores: the engine turns on it (the
+   * engine's own thread is covered by the engine loop tests and the client's test server).
+   */
   private SluiceServer boot() {
     return SluiceServer.start(
         new StoreConfig(dataDir, 64L << 20),
         engineConfig,
-        new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 2, null, null, limits),
+        new ApiConfig("127.0.0.1", 0, true, "127.0.0.1", 0, HEARTBEAT_MS, 1, null, null, limits),
         new EngineLoop.CommitModes(false, false),
         clock);
   }
