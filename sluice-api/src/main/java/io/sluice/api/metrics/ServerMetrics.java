@@ -25,6 +25,8 @@ public final class ServerMetrics {
   private final HttpRequestMetrics http;
   /** Set once the engine is watched; until then no job has been counted. */
   private volatile JobEventMetrics jobEvents;
+  /** Every budget's families, once the engine is watched. */
+  private volatile CachedRendering budgetFamilies;
 
   public ServerMetrics() {
     JvmMetrics.builder().register(registry);
@@ -48,7 +50,8 @@ public final class ServerMetrics {
           gauge.call(counts.inFlight(), queue, "in_flight");
         }))
         .register(registry);
-    registry.register(new BudgetCollector(budgetStates, clock));
+    // Outside the registry: rendered apart and kept while no budget changes (CachedRendering).
+    budgetFamilies = new CachedRendering(new BudgetCollector(budgetStates, clock));
     jobEvents = new JobEventMetrics(registry);
     return jobEvents;
   }
@@ -84,6 +87,6 @@ public final class ServerMetrics {
 
   /** Adds {@code GET /metrics}, scraped on Vert.x worker threads. */
   public void serve(Vertx vertx, Router router) {
-    new MetricsEndpoint(vertx, registry).register(router);
+    new MetricsEndpoint(vertx, registry, budgetFamilies).register(router);
   }
 }

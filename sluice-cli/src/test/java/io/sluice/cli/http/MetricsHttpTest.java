@@ -271,6 +271,38 @@ class MetricsHttpTest {
     }
   }
 
+  @Test
+  void everyBudgetChangeShowsInTheNextScrapeInEitherFormat(@TempDir Path tmp) {
+    try (ServerFixture own = ServerFixture.start(tmp)) {
+      BudgetClient budgets = new BudgetClient(own);
+      budgets.define("first", whileInFlight(3));
+      ServerFixture.poll(() -> budgetTokens(own, null, "first"), v -> v != null && v == 3,
+          "the new budget in a text scrape");
+      assertThat(budgetTokens(own, OPENMETRICS, "first")).isEqualTo(3);
+
+      budgets.define("second", whileInFlight(5));
+      ServerFixture.poll(() -> budgetTokens(own, OPENMETRICS, "second"),
+          v -> v != null && v == 5, "the second budget in an OpenMetrics scrape");
+      assertThat(budgetTokens(own, null, "second")).isEqualTo(5);
+
+      budgets.delete("first");
+      ServerFixture.poll(() -> budgetTokens(own, null, "first"), v -> v == null,
+          "the deleted budget gone from a text scrape");
+      assertThat(budgetTokens(own, OPENMETRICS, "first")).isNull();
+      assertThat(budgetTokens(own, OPENMETRICS, "second")).isEqualTo(5);
+    }
+  }
+
+  /** A budget's tokens in one scrape; an OpenMetrics one must end with its only {@code # EOF}. */
+  private static Double budgetTokens(ServerFixture target, String accept, String budget) {
+    String body = get(target, "/metrics", accept).body();
+    if (accept == null) {
+      return PrometheusText.parsePrometheus(body).value("sluice_budget_tokens", "budget", budget);
+    }
+    assertThat(body.split("# EOF", -1)).as("one # EOF").hasSize(2);
+    return PrometheusText.parseOpenMetrics(body).value("sluice_budget_tokens", "budget", budget);
+  }
+
   private static double workers(ServerFixture target) {
     HttpResponse<String> response = get(target, "/metrics", null);
     return PrometheusText.parsePrometheus(response.body()).value("sluice_workers_connected");
