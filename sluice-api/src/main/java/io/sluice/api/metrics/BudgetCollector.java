@@ -44,8 +44,12 @@ final class BudgetCollector implements MultiCollector {
   /** A partitioned budget's tokens: it has tokens only per partition. */
   private static final long NO_TOKENS = Long.MIN_VALUE;
 
-  /** What the last scrape read, and the snapshots made of it. */
-  private record Collected(String[] keys, long[] figures, MetricSnapshots snapshots) {}
+  /**
+   * What the last scrape read, and the snapshots made of it; {@code mapOrder} is the keys as the
+   * map gave them, so an unchanged set of budgets is found without sorting it again.
+   */
+  private record Collected(String[] mapOrder, String[] keys, long[] figures,
+      MetricSnapshots snapshots) {}
 
   private final Map<String, BudgetState> states;
   private final InstantSource clock;
@@ -64,8 +68,15 @@ final class BudgetCollector implements MultiCollector {
   @Override
   public MetricSnapshots collect() {
     long nowMs = clock.millis();
-    String[] keys = states.keySet().toArray(String[]::new);
-    Arrays.sort(keys);
+    Collected previous = last.get();
+    String[] mapOrder = states.keySet().toArray(String[]::new);
+    String[] keys;
+    if (previous != null && Arrays.equals(previous.mapOrder(), mapOrder)) {
+      keys = previous.keys().clone();
+    } else {
+      keys = mapOrder.clone();
+      Arrays.sort(keys);
+    }
     long[] figures = new long[keys.length * FIGURES];
     int present = 0;
     for (String key : keys) {
@@ -86,14 +97,14 @@ final class BudgetCollector implements MultiCollector {
     if (present < keys.length) {
       keys = Arrays.copyOf(keys, present);
       figures = Arrays.copyOf(figures, present * FIGURES);
+      mapOrder = null; // the keys read are not the budgets read: sort again next time
     }
-    Collected previous = last.get();
     if (previous != null && Arrays.equals(previous.keys(), keys)
         && Arrays.equals(previous.figures(), figures)) {
       return previous.snapshots();
     }
     MetricSnapshots snapshots = snapshots(keys, figures);
-    last.set(new Collected(keys, figures, snapshots));
+    last.set(new Collected(mapOrder, keys, figures, snapshots));
     return snapshots;
   }
 

@@ -40,16 +40,7 @@ public final class ServerMetrics {
    */
   public EngineObserver watchEngine(Map<String, QueueCounts> queueCounts,
       Map<String, BudgetState> budgetStates, InstantSource clock) {
-    GaugeWithCallback.builder()
-        .name("sluice_jobs")
-        .help("Jobs per queue and status")
-        .labelNames("queue", "status")
-        .callback(gauge -> queueCounts.forEach((queue, counts) -> {
-          gauge.call(counts.scheduled(), queue, "scheduled");
-          gauge.call(counts.ready(), queue, "ready");
-          gauge.call(counts.inFlight(), queue, "in_flight");
-        }))
-        .register(registry);
+    registry.register(new QueueCountsCollector(queueCounts));
     // Outside the registry: rendered apart and kept while no budget changes (CachedRendering).
     budgetFamilies = new CachedRendering(new BudgetCollector(budgetStates, clock));
     jobEvents = new JobEventMetrics(registry);
