@@ -18,10 +18,10 @@ import io.sluice.engine.store.StorageMaintenance;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.internal.VertxInternal;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,9 +48,9 @@ public final class ApiServer implements AutoCloseable {
   private final Compactor compactor;
   private final HttpRequestMetrics requestMetrics;
   private final List<HttpServer> servers = new ArrayList<>();
-  private HttpServer primary;
   /** The engine loop turning on this server's one event loop, or null. */
   private final EngineLoop hostedEngine;
+  private HttpServer primary;
   private HttpServer admin;
 
   /** A server whose {@code /metrics} shows only the JVM, HTTP requests and workers. */

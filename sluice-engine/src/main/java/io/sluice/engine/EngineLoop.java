@@ -13,9 +13,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -23,7 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the {@link Engine} on its own thread ({@code sluice-engine}).
+ * Runs the {@link Engine} on its own thread ({@code sluice-engine}), or on a host's single thread
+ * ({@link #hostOn}): either way, one thread at a time runs its turns.
  *
  * <p>Each turn applies every queued command and promotes due jobs, then writes the turn's
  * mutations as one batch (group commit), then dispatches. A buffered write is only a WAL append
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * so that turns always become durable in order. A dispatch that spent a durable budget's tokens
  * (X4) is followed at once by a turn storing that state, and those jobs are written to their
  * streams only once it is durable; every other delivery goes out as the dispatch makes it. A command's future completes only after its
- * turn is durable, so a response never reveals state that a crash could undo. The engine thread
+ * turn is durable, so a response never reveals state that a crash could undo. The engine
  * sleeps until the next command, the engine's earliest deadline or a failed commit; it never
  * polls.
  *
@@ -168,7 +171,9 @@ public final class EngineLoop implements AutoCloseable {
 
   public void start() {
     commitThread.start();
-    engineThread.start();
+    if (host == null) {
+      engineThread.start();
+    }
   }
 
   /**
@@ -176,8 +181,8 @@ public final class EngineLoop implements AutoCloseable {
    * event loop serving every connection: a command submitted there runs in the next turn on the
    * same thread, and its answer and deliveries are written without waking another thread. Turns
    * queued with {@link ScheduledExecutorService#execute} run after the host's current work, so the
-   * commands of one burst of requests still share a turn and a commit. Call after {@link #start},
-   * not from the engine or the host; {@link #leaveHost} (or {@link #close}) moves it back.
+   * commands of one burst of requests still share a turn and a commit. Call from neither the
+   * engine nor the host; {@link #leaveHost} (or {@link #close}) moves it back.
    */
   public void hostOn(ScheduledExecutorService host) {
     try {
@@ -189,33 +194,69 @@ public final class EngineLoop implements AutoCloseable {
       throw new IllegalStateException("the engine's host did not run a task", e.getCause());
     }
     handingOver = true;
-    LockSupport.unpark(engineThread);
-    joinQuietly(engineThread);
+    awaitEngineThreadStopped();
     handingOver = false;
     this.host = host;
     wake();
   }
 
-  /** Moves the engine back onto a thread of its own, before its host shuts down. */
+  /**
+   * Until the engine's own thread has stopped: however long its turn, and even if something in
+   * the turn used up the wake-up, the host must never run a turn beside it.
+   */
+  private void awaitEngineThreadStopped() {
+    boolean interrupted = false;
+    while (engineThread.isAlive()) {
+      LockSupport.unpark(engineThread);
+      try {
+        engineThread.join(100);
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Moves the engine back onto a thread of its own, before its host shuts down. On the host
+   * itself the move waits for the host's current task (a turn may be running it).
+   */
   public void leaveHost() {
     ScheduledExecutorService current = host;
     if (current == null) {
       return;
     }
-    // On the host, so no turn runs meanwhile; a turn queued earlier finds no host and returns.
-    if (Thread.currentThread() == hostThread) {
+    CompletableFuture<Void> left = new CompletableFuture<>();
+    try {
+      // A task of its own on the host, so no turn runs meanwhile; a turn queued earlier finds no
+      // host and returns.
+      current.execute(() -> {
+        leave();
+        left.complete(null);
+      });
+    } catch (RejectedExecutionException e) {
+      // The host has stopped taking tasks, so it runs no more turns.
       leave();
       return;
     }
-    CompletableFuture<Void> left = new CompletableFuture<>();
-    current.execute(() -> {
-      leave();
-      left.complete(null);
-    });
-    left.join();
+    if (Thread.currentThread() == hostThread) {
+      return;
+    }
+    try {
+      left.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.warn("the engine did not leave its host: {}", e.toString());
+    }
   }
 
-  private void leave() {
+  private synchronized void leave() {
+    if (host == null) {
+      return;
+    }
     cancelDeadlineTimer();
     host = null;
     hostThread = null;
@@ -229,7 +270,13 @@ public final class EngineLoop implements AutoCloseable {
     if (current == null) {
       LockSupport.unpark(engineThread);
     } else if (turnQueued.compareAndSet(false, true)) {
-      current.execute(this::turnOnHost);
+      try {
+        current.execute(this::turnOnHost);
+      } catch (RejectedExecutionException e) {
+        // Only a host shut down before the engine left it: nothing can run the turn.
+        turnQueued.set(false);
+        LOG.warn("the engine's host refused a turn: it was shut down before the engine left");
+      }
     }
   }
 

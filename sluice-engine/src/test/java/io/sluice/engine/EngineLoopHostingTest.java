@@ -17,9 +17,12 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -124,6 +127,67 @@ class EngineLoopHostingTest {
         .isEqualTo(2);
     assertThat(loop.submit((engine, nowMs) -> Thread.currentThread().getName())
         .get(5, TimeUnit.SECONDS)).isEqualTo("test-host");
+  }
+
+  @Test
+  void aMoveOntoTheHostWaitsForTheTurnRunningOnTheEngineThread() throws Exception {
+    loop.leaveHost();
+    CountDownLatch inTurn = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicReference<Thread> turnThread = new AtomicReference<>();
+    CompletableFuture<String> longTurn = loop.submit((engine, nowMs) -> {
+      turnThread.set(Thread.currentThread());
+      inTurn.countDown();
+      await(release);
+      return Thread.currentThread().getName();
+    });
+    assertThat(inTurn.await(5, TimeUnit.SECONDS)).isTrue();
+    Thread engineThread = turnThread.get();
+
+    CompletableFuture<Void> moved = CompletableFuture.runAsync(() -> loop.hostOn(host));
+    Thread.sleep(300);
+    assertThat(moved).as("the move waits for the turn").isNotDone();
+    release.countDown();
+
+    moved.get(5, TimeUnit.SECONDS);
+    assertThat(longTurn.get(5, TimeUnit.SECONDS)).isEqualTo("sluice-engine");
+    assertThat(engineThread.isAlive()).as("the engine's own thread has stopped").isFalse();
+    assertThat(loop.submit((engine, nowMs) -> Thread.currentThread().getName())
+        .get(5, TimeUnit.SECONDS)).isEqualTo("test-host");
+  }
+
+  @Test
+  void leavingTheHostFromInsideATurnWaitsForTheTurnToEnd() throws Exception {
+    AtomicBoolean firstEnded = new AtomicBoolean();
+    CompletableFuture<Void> first = loop.submit((engine, nowMs) -> {
+      loop.leaveHost();
+      sleep(200);
+      firstEnded.set(true);
+      return null;
+    });
+    CompletableFuture<Boolean> secondSawTheFirstEnded =
+        loop.submit((engine, nowMs) -> firstEnded.get());
+
+    first.get(5, TimeUnit.SECONDS);
+    assertThat(secondSawTheFirstEnded.get(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(loop.submit((engine, nowMs) -> Thread.currentThread().getName())
+        .get(5, TimeUnit.SECONDS)).isEqualTo("sluice-engine");
+  }
+
+  private static void await(CountDownLatch latch) {
+    try {
+      assertThat(latch.await(10, TimeUnit.SECONDS)).isTrue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test

@@ -48,9 +48,9 @@ class EngineLoopTest {
       loop.close();
     }
   }
+
   /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
   void placed(EngineLoop loop) {}
-
 
   private void start(boolean syncEnqueues, boolean syncOthers) {
     start(syncEnqueues, syncOthers, EngineLoop.CommitLimits.DEFAULTS);

@@ -29,9 +29,9 @@ class EngineLoopWakeOnFailureTest {
       loop.close();
     }
   }
+
   /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
   void placed(EngineLoop loop) {}
-
 
   @Test
   void theRollbackHappensWithoutAnotherRequest() throws Exception {

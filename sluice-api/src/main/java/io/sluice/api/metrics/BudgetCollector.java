@@ -141,10 +141,4 @@ final class BudgetCollector implements MultiCollector {
     return new CounterDataPointSnapshot(value, labels, null, 0);
   }
 
-  @Override
-  public List<String> getPrometheusNames() {
-    return List.of(TOKENS.getPrometheusName(), WAITING.getPrometheusName(),
-        IN_FLIGHT.getPrometheusName(), PARTITIONS.getPrometheusName(),
-        DISPATCHED.getPrometheusName(), THROTTLED.getPrometheusName());
-  }
 }

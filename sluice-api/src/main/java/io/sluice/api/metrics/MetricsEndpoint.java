@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * {@code GET /metrics} (X7): the registry in the Prometheus text format, or in OpenMetrics when
@@ -34,12 +35,12 @@ final class MetricsEndpoint {
   private final ExpositionFormatWriter openMetrics;
   /** What each writer writes after the last family: nothing in text, {@code # EOF} in OpenMetrics. */
   private final Map<ExpositionFormatWriter, byte[]> trailers;
-  /** Families rendered apart from the registry's and appended to them, or null. */
-  private final CachedRendering apart;
+  /** Families rendered apart from the registry's and appended to them, or null for none yet. */
+  private final Supplier<CachedRendering> apart;
   /** The last scrape's size, so the next one's buffer is not grown and copied. */
   private volatile int lastBytes = 64 * 1024;
 
-  MetricsEndpoint(Vertx vertx, PrometheusRegistry registry, CachedRendering apart) {
+  MetricsEndpoint(Vertx vertx, PrometheusRegistry registry, Supplier<CachedRendering> apart) {
     this.vertx = vertx;
     this.registry = registry;
     this.apart = apart;
@@ -87,9 +88,10 @@ final class MetricsEndpoint {
     BufferOutputStream out = new BufferOutputStream(Buffer.buffer(lastBytes + lastBytes / 8));
     writer.write(out, registry.scrape(), escaping);
     Buffer body = out.buffer();
-    if (apart != null) {
+    CachedRendering familiesApart = apart.get();
+    if (familiesApart != null) {
       byte[] trailer = trailers.get(writer);
-      byte[] families = apart.render(writer, escaping);
+      byte[] families = familiesApart.render(writer, escaping);
       Buffer registryTrailer = body.getBuffer(body.length() - trailer.length, body.length());
       if (!registryTrailer.equals(Buffer.buffer(trailer))
           || !Arrays.equals(families, families.length - trailer.length, families.length,

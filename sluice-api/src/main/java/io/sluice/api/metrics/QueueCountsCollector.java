@@ -59,7 +59,7 @@ final class QueueCountsCollector implements MultiCollector {
       }
       QueuePoints previous = lastPoints.get(queue);
       QueuePoints current;
-      if (previous != null && previous.counts().equals(now)) {
+      if (previous != null && sameGauges(previous.counts(), now)) {
         current = previous;
       } else {
         current = new QueuePoints(now, dataPoints(queue, now));
@@ -76,6 +76,12 @@ final class QueueCountsCollector implements MultiCollector {
     lastPoints = points;
     lastSnapshots = new MetricSnapshots(new GaugeSnapshot(JOBS, family));
     return lastSnapshots;
+  }
+
+  /** Only what the family shows: an acknowledgement changes {@code completed} alone. */
+  private static boolean sameGauges(QueueCounts a, QueueCounts b) {
+    return a.scheduled() == b.scheduled() && a.ready() == b.ready()
+        && a.inFlight() == b.inFlight();
   }
 
   /** The statuses in label order: {@code in_flight}, {@code ready}, {@code scheduled}. */

@@ -78,6 +78,6 @@ public final class ServerMetrics {
 
   /** Adds {@code GET /metrics}, scraped on Vert.x worker threads. */
   public void serve(Vertx vertx, Router router) {
-    new MetricsEndpoint(vertx, registry, budgetFamilies).register(router);
+    new MetricsEndpoint(vertx, registry, () -> budgetFamilies).register(router);
   }
 }
