@@ -26,6 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -50,7 +51,12 @@ class EngineLoopRollbackTest {
   }
 
   /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
-  void placed(EngineLoop loop) {}
+  @RegisterExtension
+  final LoopHosts hosts = hosts();
+
+  LoopHosts hosts() {
+    return LoopHosts.ownThread();
+  }
 
   private void start(boolean syncEverything) {
     Engine engine =
@@ -58,7 +64,7 @@ class EngineLoopRollbackTest {
     loop = new EngineLoop(engine, store, clock,
         new EngineLoop.CommitModes(syncEverything, syncEverything));
     loop.start();
-    placed(loop);
+    hosts.place(loop);
   }
 
   private NewJob job(String queue, List<BindingRequest> budgets) {

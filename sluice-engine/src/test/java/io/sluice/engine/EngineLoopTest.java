@@ -30,6 +30,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The engine loop's threads and group commit: futures complete only once their turn is durable,
@@ -50,7 +51,12 @@ class EngineLoopTest {
   }
 
   /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
-  void placed(EngineLoop loop) {}
+  @RegisterExtension
+  final LoopHosts hosts = hosts();
+
+  LoopHosts hosts() {
+    return LoopHosts.ownThread();
+  }
 
   private void start(boolean syncEnqueues, boolean syncOthers) {
     start(syncEnqueues, syncOthers, EngineLoop.CommitLimits.DEFAULTS);
@@ -60,7 +66,7 @@ class EngineLoopTest {
     loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, Clock.systemUTC(),
         new EngineLoop.CommitModes(syncEnqueues, syncOthers), limits);
     loop.start();
-    placed(loop);
+    hosts.place(loop);
   }
 
   private CompletableFuture<List<JobSnapshot>> enqueue(String queue) {

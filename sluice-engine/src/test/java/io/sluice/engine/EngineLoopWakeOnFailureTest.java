@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A commit that fails on the commit thread while the engine thread sleeps with nothing due must
@@ -31,14 +32,19 @@ class EngineLoopWakeOnFailureTest {
   }
 
   /** Where the engine runs: here on its own thread; the hosted variant moves it onto a host. */
-  void placed(EngineLoop loop) {}
+  @RegisterExtension
+  final LoopHosts hosts = hosts();
+
+  LoopHosts hosts() {
+    return LoopHosts.ownThread();
+  }
 
   @Test
   void theRollbackHappensWithoutAnotherRequest() throws Exception {
     loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, clock,
         new EngineLoop.CommitModes(true, true));
     loop.start();
-    placed(loop);
+    hosts.place(loop);
     loop.call((e, now) -> e.budgetAdmin().put("idle",
         new PolicySpec(1, "while_in_flight", null, null), now));
     Map<String, BudgetState> states = loop.call((e, now) -> e.budgetStates());

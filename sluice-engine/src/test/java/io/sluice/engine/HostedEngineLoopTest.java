@@ -1,24 +1,9 @@
 package io.sluice.engine;
 
-import org.junit.jupiter.api.AfterEach;
-
 /** Every scenario of {@link EngineLoopTest} with the engine hosted on another thread. */
 class HostedEngineLoopTest extends EngineLoopTest {
-  private final LoopHosts hosts = new LoopHosts();
-
   @Override
-  void placed(EngineLoop loop) {
-    hosts.hostOn(loop);
-  }
-
-  @AfterEach
-  @Override
-  void stop() {
-    super.stop();
-    try {
-      hosts.shutDown();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+  LoopHosts hosts() {
+    return LoopHosts.hosted();
   }
 }
