@@ -108,6 +108,12 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final int cronsId;
   private final int bucketStatesId;
 
+  /**
+   * Unflushed writes over all column families: past it the largest memtable is flushed. Each
+   * family may grow to 64 MiB alone; together they stop at 48 (docs/decisions.md).
+   */
+  private static final long MEMTABLES_BYTES = 48L << 20;
+
   public RocksJobStore(StoreConfig config) {
     cache = new LRUCache(Math.max(config.cacheBytes(), 8L << 20));
     bloomFilter = new BloomFilter(10);
@@ -127,7 +133,8 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     dbOptions = new DBOptions()
         .setCreateIfMissing(true)
         .setCreateMissingColumnFamilies(true)
-        .setMaxBackgroundJobs(2);
+        .setMaxBackgroundJobs(2)
+        .setDbWriteBufferSize(MEMTABLES_BYTES);
     List<ColumnFamilyDescriptor> descriptors = List.of(
         new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
         new ColumnFamilyDescriptor(bytes("jobs"), familyOptions),
