@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Every budget's figures, read at scrape time from the state the engine publishes (X1), which
@@ -44,16 +43,13 @@ final class BudgetCollector implements MultiCollector {
   /** A partitioned budget's tokens: it has tokens only per partition. */
   private static final long NO_TOKENS = Long.MIN_VALUE;
 
-  /**
-   * What the last scrape read, and the snapshots made of it; {@code mapOrder} is the keys as the
-   * map gave them, so an unchanged set of budgets is found without sorting it again.
-   */
-  private record Collected(String[] mapOrder, String[] keys, long[] figures,
-      MetricSnapshots snapshots) {}
+  /** What the last scrape read, and the snapshots made of it. */
+  private record Collected(String[] keys, long[] figures, MetricSnapshots snapshots) {}
 
   private final Map<String, BudgetState> states;
   private final InstantSource clock;
-  private final AtomicReference<Collected> last = new AtomicReference<>();
+  private final SortedKeys sortedKeys = new SortedKeys();
+  private Collected last;
 
   BudgetCollector(Map<String, BudgetState> states, InstantSource clock) {
     this.states = states;
@@ -66,17 +62,10 @@ final class BudgetCollector implements MultiCollector {
    * 8,192 budgets. Most budgets of a large set are idle between two scrapes.
    */
   @Override
-  public MetricSnapshots collect() {
+  public synchronized MetricSnapshots collect() {
     long nowMs = clock.millis();
-    Collected previous = last.get();
-    String[] mapOrder = states.keySet().toArray(String[]::new);
-    String[] keys;
-    if (previous != null && Arrays.equals(previous.mapOrder(), mapOrder)) {
-      keys = previous.keys().clone();
-    } else {
-      keys = mapOrder.clone();
-      Arrays.sort(keys);
-    }
+    Collected previous = last;
+    String[] keys = sortedKeys.of(states.keySet()).sorted();
     long[] figures = new long[keys.length * FIGURES];
     int present = 0;
     for (String key : keys) {
@@ -97,14 +86,14 @@ final class BudgetCollector implements MultiCollector {
     if (present < keys.length) {
       keys = Arrays.copyOf(keys, present);
       figures = Arrays.copyOf(figures, present * FIGURES);
-      mapOrder = null; // the keys read are not the budgets read: sort again next time
+      sortedKeys.forget(); // the keys read are not the budgets read
     }
     if (previous != null && Arrays.equals(previous.keys(), keys)
         && Arrays.equals(previous.figures(), figures)) {
       return previous.snapshots();
     }
     MetricSnapshots snapshots = snapshots(keys, figures);
-    last.set(new Collected(mapOrder, keys, figures, snapshots));
+    last = new Collected(keys, figures, snapshots);
     return snapshots;
   }
 

@@ -8,7 +8,6 @@ import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.sluice.engine.QueueCounts;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +26,8 @@ final class QueueCountsCollector implements MultiCollector {
   private record QueuePoints(QueueCounts counts, List<GaugeDataPointSnapshot> points) {}
 
   private final Map<String, QueueCounts> counts;
+  private final SortedKeys sortedQueues = new SortedKeys();
   private Map<String, QueuePoints> lastPoints = Map.of();
-  private String[] lastMapOrder;
-  private String[] lastSorted;
   private MetricSnapshots lastSnapshots;
 
   QueueCountsCollector(Map<String, QueueCounts> counts) {
@@ -38,23 +36,16 @@ final class QueueCountsCollector implements MultiCollector {
 
   @Override
   public synchronized MetricSnapshots collect() {
-    String[] mapOrder = counts.keySet().toArray(String[]::new);
-    String[] queues;
-    boolean sameQueues = Arrays.equals(mapOrder, lastMapOrder);
-    if (sameQueues) {
-      queues = lastSorted;
-    } else {
-      queues = mapOrder.clone();
-      Arrays.sort(queues);
-    }
+    SortedKeys.Keys keys = sortedQueues.of(counts.keySet());
+    String[] queues = keys.sorted();
     Map<String, QueuePoints> points = new HashMap<>(queues.length * 2);
     List<GaugeDataPointSnapshot> family = new ArrayList<>(queues.length * 3);
-    boolean changed = !sameQueues;
+    boolean changed = !keys.sameAsLast();
     for (String queue : queues) {
       QueueCounts now = counts.get(queue);
       if (now == null) {
         changed = true; // removed since the names were read
-        mapOrder = null;
+        sortedQueues.forget();
         continue;
       }
       QueuePoints previous = lastPoints.get(queue);
@@ -71,8 +62,6 @@ final class QueueCountsCollector implements MultiCollector {
     if (!changed && lastSnapshots != null) {
       return lastSnapshots;
     }
-    lastMapOrder = mapOrder;
-    lastSorted = queues;
     lastPoints = points;
     lastSnapshots = new MetricSnapshots(new GaugeSnapshot(JOBS, family));
     return lastSnapshots;

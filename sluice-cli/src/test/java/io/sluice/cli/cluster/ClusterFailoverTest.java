@@ -43,12 +43,8 @@ class ClusterFailoverTest {
     String follower = cluster.runningIds().stream().filter(id -> !id.equals(leader))
         .findFirst().orElseThrow();
 
-    HttpResponse<String> enqueue = cluster.http().send(
-        HttpRequest.newBuilder(cluster.url(follower, "/jobs?x=1"))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(
-                "{\"type\":\"work\",\"queue\":\"q\",\"payload\":{}}")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> enqueue = cluster.postJson(follower, "/jobs?x=1",
+        "{\"type\":\"work\",\"queue\":\"q\",\"payload\":{}}");
     assertThat(enqueue.statusCode()).isEqualTo(307);
     assertThat(enqueue.headers().firstValue("Location"))
         .contains(cluster.baseUrl(leader) + "/jobs?x=1");

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.cli.CliRunner;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,12 +52,8 @@ class ClusterTlsTest {
         "--cluster-tls-key", certs.resolve("peer-{id}-key.pem").toString(),
         "--cluster-tls-ca", certs.resolve("ca-cert.pem").toString()));
     String leader = cluster.awaitLeaderAmong(List.of("n1", "n2"), TIMEOUT);
-    HttpResponse<String> enqueue = cluster.http().send(
-        HttpRequest.newBuilder(cluster.url(leader, "/jobs"))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(
-                "{\"type\":\"work\",\"queue\":\"q\",\"payload\":{}}")).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> enqueue = cluster.postJson(leader, "/jobs",
+        "{\"type\":\"work\",\"queue\":\"q\",\"payload\":{}}");
     assertThat(enqueue.statusCode()).as(enqueue.body()).isEqualTo(201);
 
     long committed = cluster.status(leader).get("commit_index").asLong();

@@ -168,6 +168,15 @@ final class LocalCluster implements AutoCloseable {
     return http;
   }
 
+  /** {@code POST} of a JSON body to a node's primary listener; redirects are not followed. */
+  HttpResponse<String> postJson(String id, String pathAndQuery, String json)
+      throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(url(id, pathAndQuery))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** {@code GET /cluster} on a node's admin listener, or null when it does not answer. */
   JsonNode status(String id) {
     try {
