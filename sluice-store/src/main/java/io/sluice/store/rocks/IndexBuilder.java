@@ -13,12 +13,13 @@ import org.rocksdb.WriteOptions;
 
 /**
  * Builds the {@code index} column family from the job records when a data directory has none of
- * the current version (written before the index existed). Afterwards every commit keeps it exact,
- * in the same atomic batch as the records.
+ * the current version. Version 1 also listed unfinished jobs, which version 2 keeps in memory
+ * ({@link UnfinishedIndex}); stores written before the index existed have none. Afterwards every
+ * commit keeps it exact, in the same atomic batch as the records.
  */
 final class IndexBuilder {
   private static final byte[] VERSION_KEY = "index-version".getBytes(StandardCharsets.UTF_8);
-  private static final byte[] VERSION = {1};
+  private static final byte[] VERSION = {2};
   private static final int BATCH_KEYS = 30_000;
 
   private final RocksDB db;
@@ -46,7 +47,7 @@ final class IndexBuilder {
         BatchBuilder batch = new BatchBuilder();
         for (it.seekToFirst(); it.isValid(); it.next()) {
           byte[] key = it.key();
-          IndexEntry entry = IndexEntry.of(RecordCodec.decodeJob(Keys.jobId(key), it.value()));
+          IndexEntry entry = RecordCodec.decodeIndexEntry(it.value());
           IndexWrites.replace(batch, indexId, key, null, entry);
           if (batch.count() >= BATCH_KEYS) {
             write(synced, batch);

@@ -21,10 +21,15 @@ final class IndexWrites {
 
   private IndexWrites() {}
 
-  /** {@code from} null: the job was not indexed yet; {@code to} null: it is being deleted. */
-  /** {@code index} is the id of the index column family. */
+  /**
+   * {@code from} null: the job was not indexed yet; {@code to} null: it is being deleted.
+   * {@code index} is the id of the index column family. Only finished jobs have stored keys
+   * ({@link UnfinishedIndex} holds the others), so an unfinished entry counts as none.
+   */
   static void replace(BatchBuilder writes, int index, byte[] jobKey,
       IndexEntry from, IndexEntry to) {
+    from = stored(from);
+    to = stored(to);
     if (from == to) {
       return; // the common rewrite of a job whose queue, type and status class stay put
     }
@@ -45,6 +50,10 @@ final class IndexWrites {
       move(writes, index, jobKey, oldState == null ? null : STATE_PREFIXES.get(oldState),
           newState == null ? null : STATE_PREFIXES.get(newState));
     }
+  }
+
+  private static IndexEntry stored(IndexEntry entry) {
+    return entry == null || entry.state() == IndexEntry.State.UNFINISHED ? null : entry;
   }
 
   static byte[] statePrefix(IndexEntry.State state) {

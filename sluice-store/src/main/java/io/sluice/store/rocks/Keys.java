@@ -27,7 +27,16 @@ final class Keys {
   private Keys() {}
 
   static byte[] job(JobId id) {
-    return ByteBuffer.allocate(JOB_KEY_LENGTH).putLong(id.hi()).putLong(id.lo()).array();
+    return job(id.hi(), id.lo());
+  }
+
+  static byte[] job(long hi, long lo) {
+    return ByteBuffer.allocate(JOB_KEY_LENGTH).putLong(hi).putLong(lo).array();
+  }
+
+  /** The big-endian long at {@code offset} of {@code key}. */
+  static long longAt(byte[] key, int offset) {
+    return ByteBuffer.wrap(key, offset, 8).getLong();
   }
 
   static JobId jobId(byte[] key) {

@@ -10,6 +10,7 @@ import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.store.IndexEntry;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
 import io.sluice.engine.job.UniqueKey;
@@ -115,6 +116,16 @@ final class RecordCodec {
     }
     out.writeInt(job.errorRecords());
     return out.toByteArray();
+  }
+
+  /** What a job record is indexed under, read from the head of the record alone. */
+  static IndexEntry decodeIndexEntry(byte[] bytes) {
+    RecordReader in = new RecordReader(bytes);
+    in.readByte(); // format: every format starts with the same four fields
+    String type = in.readString();
+    String queue = in.readString();
+    in.readInt(); // priority
+    return IndexEntry.of(queue, type, JobStatus.values()[in.readByte()]);
   }
 
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {

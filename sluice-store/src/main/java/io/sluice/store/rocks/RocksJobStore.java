@@ -17,9 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.NoSuchElementException;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -83,6 +86,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final WriteOptions syncedWrites = new WriteOptions().setSync(true);
   private final RocksDB db;
   private final OpenUses uses = new OpenUses();
+  private final UnfinishedIndex unfinished = new UnfinishedIndex();
   private boolean closed;
   /**
    * The options of the compactions running now, so that closing can cancel them. Guarded by
@@ -170,6 +174,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     bucketStatesId = bucketStates.getID();
     try {
       new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
+      loadUnfinished();
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -184,13 +189,47 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void commit(CommitBatch batch) {
     uses.enter();
     try {
-      try (WriteBatch built = new WriteBatch(serialize(batch))) {
+      List<IndexChange> changes = new ArrayList<>();
+      try (WriteBatch built = new WriteBatch(serialize(batch, changes))) {
         db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
       } catch (RocksDBException e) {
         throw new StorageException("commit", e);
       }
+      apply(changes);
     } finally {
       uses.exit();
+    }
+  }
+
+  /** What a job was and is now indexed under (null: nothing), for the in-memory index. */
+  private record IndexChange(JobId id, IndexEntry from, IndexEntry to) {}
+
+  /** After the write: a reader never finds an unfinished job whose record is not there yet. */
+  private void apply(List<IndexChange> changes) {
+    for (IndexChange change : changes) {
+      unfinished.move(change.id(), change.from(), change.to());
+    }
+  }
+
+  /** The unfinished jobs' index terms, from the records: the stored index lacks them. */
+  private void loadUnfinished() {
+    try (ReadOptions options = new ReadOptions().setFillCache(false);
+        RocksIterator it = db.newIterator(jobs, options)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        JobId id = Keys.jobId(it.key());
+        IndexEntry entry;
+        try {
+          entry = RecordCodec.decodeIndexEntry(it.value());
+        } catch (RuntimeException e) {
+          // Reading the record fails later too, where it is asked for; opening need not.
+          LOG.warn("job {} has an unreadable record; it is left out of the index", id, e);
+          continue;
+        }
+        unfinished.move(id, null, entry);
+      }
+      it.status();
+    } catch (RocksDBException e) {
+      throw new StorageException("scan of unfinished jobs", e);
     }
   }
 
@@ -200,11 +239,49 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
    * families alike ({@link #numbersFamiliesInCreationOrder}).
    */
   public byte[] serialize(CommitBatch batch) {
+    return serialize(batch, null);
+  }
+
+  /** {@code changes}, if not null, gets the commit's changes to the in-memory index. */
+  private byte[] serialize(CommitBatch batch, List<IndexChange> changes) {
     BatchBuilder writes = new BatchBuilder();
     for (Mutation mutation : batch.mutations()) {
-      apply(writes, mutation);
+      apply(writes, mutation, changes);
     }
     return writes.serialized();
+  }
+
+  /**
+   * The in-memory index changes a serialized batch makes: it holds only the new records, so
+   * what each job was indexed under is read from its record before the batch is written.
+   */
+  private List<IndexChange> indexChanges(byte[] serialized) throws RocksDBException {
+    List<IndexChange> changes = new ArrayList<>();
+    Map<JobId, IndexEntry> written = new HashMap<>();
+    List<RocksDBException> failures = new ArrayList<>(0);
+    BatchRecords.forEach(serialized, (family, key, value) -> {
+      if (family != jobsId) {
+        return;
+      }
+      JobId id = Keys.jobId(key);
+      IndexEntry from = written.get(id);
+      if (from == null && !written.containsKey(id)) {
+        try {
+          byte[] stored = db.get(jobs, key);
+          from = stored == null ? null : RecordCodec.decodeIndexEntry(stored);
+        } catch (RocksDBException e) {
+          failures.add(e);
+          return;
+        }
+      }
+      IndexEntry to = value == null ? null : RecordCodec.decodeIndexEntry(value);
+      written.put(id, to);
+      changes.add(new IndexChange(id, from, to));
+    });
+    if (!failures.isEmpty()) {
+      throw failures.get(0);
+    }
+    return changes;
   }
 
   /** A small record beside the jobs, such as a replicated log's applied position. */
@@ -214,10 +291,12 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void writeSerialized(byte[] serialized, List<Marker> markers, boolean sync) {
     uses.enter();
     try (WriteBatch batch = new WriteBatch(serialized)) {
+      List<IndexChange> changes = indexChanges(serialized);
       for (Marker marker : markers) {
         batch.put(handles.get(0), markerKey(marker.key()), marker.value());
       }
       db.write(sync ? syncedWrites : bufferedWrites, batch);
+      apply(changes);
     } catch (RocksDBException e) {
       throw new StorageException("replicated commit", e);
     } finally {
@@ -270,12 +349,15 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     return true;
   }
 
-  private void apply(BatchBuilder writes, Mutation mutation) {
+  private void apply(BatchBuilder writes, Mutation mutation, List<IndexChange> changes) {
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
       writes.put(jobsId, key, RecordCodec.encodeJob(put.job()));
-      IndexWrites.replace(writes, indexId, key, put.previous(),
-          IndexEntry.of(put.job(), put.previous()));
+      IndexEntry entry = IndexEntry.of(put.job(), put.previous());
+      IndexWrites.replace(writes, indexId, key, put.previous(), entry);
+      if (changes != null && entry != put.previous()) {
+        changes.add(new IndexChange(put.job().id(), put.previous(), entry));
+      }
     } else if (mutation instanceof Mutation.PutPayload put) {
       writes.put(payloadsId, Keys.job(put.id()), put.payload());
     } else if (mutation instanceof Mutation.PutError put) {
@@ -286,6 +368,9 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
       writes.delete(jobsId, key);
       writes.delete(payloadsId, key);
       IndexWrites.replace(writes, indexId, key, delete.indexed(), null);
+      if (changes != null && delete.indexed() != null) {
+        changes.add(new IndexChange(delete.id(), delete.indexed(), null));
+      }
       for (int sequence = 1; sequence <= delete.errorRecords(); sequence++) {
         writes.delete(errorsId, Keys.error(delete.id(), sequence));
       }
@@ -462,7 +547,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public JobScan scanJobs(IndexQuery query, JobId after, boolean descending) {
     // The first step runs while the scan is made; a failure there releases it like the others.
     return openScan(hold -> indexScan(hold.reader(cursor(query, hold.options, descending)),
-        hold.options, after, hold::release));
+        query, hold.options, after, hold::release));
   }
 
   /**
@@ -511,7 +596,13 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
-  private JobScan indexScan(IdCursor cursor, ReadOptions options, JobId after, Runnable release) {
+  /**
+   * Records are read from the scan's snapshot and kept only if they match {@code query} there:
+   * the unfinished jobs' part of the index is live, so it may name a job enqueued, finished or
+   * moved since the snapshot.
+   */
+  private JobScan indexScan(IdCursor cursor, IndexQuery query, ReadOptions options, JobId after,
+      Runnable release) {
     if (after != null) {
       byte[] key = Keys.job(after);
       cursor.seek(key);
@@ -530,15 +621,27 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
         } catch (RocksDBException e) {
           throw new StorageException("read of an indexed job", e);
         }
-        // Index and records are written in one batch, so within a snapshot this is defensive.
         if (value != null) {
-          return RecordCodec.decodeJob(Keys.jobId(key), value);
+          JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(key), value);
+          if (matches(query, job)) {
+            return job;
+          }
         }
       }
       return null;
     }, release);
   }
 
+  private static boolean matches(IndexQuery query, JobSnapshot job) {
+    return (query.queues() == null || query.queues().contains(job.queue()))
+        && (query.types() == null || query.types().contains(job.type()))
+        && (query.states() == null || query.states().contains(IndexEntry.State.of(job.status())));
+  }
+
+  /**
+   * Counts index entries without reading records: unfinished jobs as the in-memory index holds
+   * them while it is walked, finished ones as of one snapshot.
+   */
   @Override
   public long countJobs(IndexQuery query) {
     uses.enter();
@@ -561,8 +664,48 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
-  /** Every term a union of its values' prefixes; several terms intersected. */
+  /**
+   * The unfinished jobs from memory and the finished ones from the stored index, as the query's
+   * states ask; each part intersects its terms, every term a union of its values.
+   */
   private IdCursor cursor(IndexQuery query, ReadOptions options, boolean descending) {
+    Set<IndexEntry.State> states = query.states() == null
+        ? EnumSet.allOf(IndexEntry.State.class) : EnumSet.copyOf(query.states());
+    List<IdCursor> parts = new ArrayList<>(2);
+    if (states.remove(IndexEntry.State.UNFINISHED)) {
+      parts.add(unfinishedCursor(query, descending));
+    }
+    if (!states.isEmpty()) {
+      // Stored queue and type keys are all of finished jobs: no state term needed for both.
+      boolean everyFinished = query.states() == null
+          && (query.queues() != null || query.types() != null);
+      parts.add(storedCursor(new IndexQuery(query.queues(), query.types(),
+          everyFinished ? null : states), options, descending));
+    }
+    return parts.size() == 1 ? parts.get(0) : new UnionCursor(parts, descending);
+  }
+
+  private IdCursor unfinishedCursor(IndexQuery query, boolean descending) {
+    List<IdCursor> terms = new ArrayList<>(2);
+    if (query.queues() != null) {
+      terms.add(union(query.queues().stream()
+          .map(queue -> unfinished.queue(queue, descending)).toList(), descending));
+    }
+    if (query.types() != null) {
+      terms.add(union(query.types().stream()
+          .map(type -> unfinished.type(type, descending)).toList(), descending));
+    }
+    if (terms.isEmpty()) {
+      return unfinished.all(descending);
+    }
+    return terms.size() == 1 ? terms.get(0) : new IntersectionCursor(terms, descending);
+  }
+
+  private static IdCursor union(List<IdCursor> parts, boolean descending) {
+    return parts.size() == 1 ? parts.get(0) : new UnionCursor(parts, descending);
+  }
+
+  private IdCursor storedCursor(IndexQuery query, ReadOptions options, boolean descending) {
     List<IdCursor> terms = new ArrayList<>(3);
     if (query.queues() != null) {
       terms.add(union(query.queues().stream()

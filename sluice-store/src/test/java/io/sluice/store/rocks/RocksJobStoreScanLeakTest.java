@@ -49,8 +49,9 @@ class RocksJobStoreScanLeakTest {
     for (int i = 0; i < count; i++) {
       JobId id = ids.next(T0);
       made.add(id);
-      puts.add(new Mutation.PutJob(new JobSnapshot(id, "t", "q", 32768, JobStatus.READY, T0, 0,
-          null, null, null, Job.NONE, Job.NONE, Job.NONE, Job.NONE, null)));
+      // Finished, so that the stored index lists them and a scan reads their records.
+      puts.add(new Mutation.PutJob(new JobSnapshot(id, "t", "q", 32768, JobStatus.COMPLETED, T0,
+          0, null, null, null, Job.NONE, Job.NONE, Job.NONE, Job.NONE, null)));
     }
     store.commit(new CommitBatch(puts, true));
     return made;

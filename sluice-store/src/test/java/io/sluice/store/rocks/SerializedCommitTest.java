@@ -3,6 +3,8 @@ package io.sluice.store.rocks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.CommitBatch;
 import io.sluice.engine.store.IndexEntry;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,12 +43,21 @@ class SerializedCommitTest {
     for (JobId id : created.subList(0, 20)) {
       deletes.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(StoredJobs.job(id, "q"))));
     }
+    // A job moved to another queue, one finished, one deleted: the in-memory part of the
+    // follower's index follows the records it is sent.
+    JobSnapshot moved = StoredJobs.job(created.get(20), "q");
+    JobSnapshot finished = StoredJobs.job(created.get(21), "q");
+    List<Mutation> changes = List.of(
+        new Mutation.PutJob(moved.withNames("work", "r"), IndexEntry.of(moved)),
+        new Mutation.PutJob(finished.withStatus(JobStatus.COMPLETED), IndexEntry.of(finished)),
+        new Mutation.DeleteJob(created.get(22), 0, IndexEntry.of(StoredJobs.job(created.get(22),
+            "q"))));
     byte[] key = "applied".getBytes(StandardCharsets.UTF_8);
 
     try (RocksJobStore leader = new RocksJobStore(new StoreConfig(tmp.resolve("a"), 8L << 20));
         RocksJobStore follower = new RocksJobStore(new StoreConfig(tmp.resolve("b"), 8L << 20))) {
       assertThat(follower.numbersFamiliesInCreationOrder()).isTrue();
-      for (List<Mutation> mutations : List.of(puts, deletes)) {
+      for (List<Mutation> mutations : List.of(puts, deletes, changes)) {
         CommitBatch batch = new CommitBatch(mutations, false);
         byte[] serialized = leader.serialize(batch);
         leader.commit(batch);
@@ -55,12 +67,23 @@ class SerializedCommitTest {
 
       List<JobId> onFollower = new ArrayList<>();
       follower.scanJobs(job -> onFollower.add(job.id()));
-      assertThat(onFollower).containsExactlyElementsOf(created.subList(20, 50));
+      assertThat(onFollower).containsExactlyElementsOf(
+          Stream.concat(created.subList(20, 22).stream(), created.subList(23, 50).stream())
+              .toList());
       JobId kept = created.get(20);
       assertThat(follower.readPayload(kept)).isEqualTo(StoredJobs.payload(kept, 100));
       assertThat(follower.readPayload(created.get(0))).isNull();
-      assertThat(follower.countJobs(new IndexQuery(Set.of("q"), null, null))).isEqualTo(30);
-      assertThat(follower.readMarker(key)).containsExactly((byte) 20);
+      for (IndexQuery query : List.of(new IndexQuery(Set.of("q"), null, null),
+          new IndexQuery(Set.of("q"), null, Set.of(IndexEntry.State.UNFINISHED)),
+          new IndexQuery(Set.of("r"), null, null),
+          new IndexQuery(null, null, Set.of(IndexEntry.State.UNFINISHED)),
+          new IndexQuery(null, Set.of("work"), Set.of(IndexEntry.State.COMPLETED)))) {
+        assertThat(follower.countJobs(query)).as("%s", query).isEqualTo(leader.countJobs(query));
+      }
+      assertThat(follower.countJobs(new IndexQuery(Set.of("q"), null, null))).isEqualTo(28);
+      assertThat(follower.countJobs(new IndexQuery(null, null,
+          Set.of(IndexEntry.State.UNFINISHED)))).isEqualTo(28);
+      assertThat(follower.readMarker(key)).containsExactly((byte) 3);
       assertThat(leader.readMarker(key)).isNull();
     }
   }

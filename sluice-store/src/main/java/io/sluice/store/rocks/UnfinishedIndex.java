@@ -1,0 +1,90 @@
+package io.sluice.store.rocks;
+
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.store.IndexEntry;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The index terms of every unfinished job, held in memory: the stored index lists finished jobs
+ * only. An unfinished job's terms were written at enqueue and deleted at completion, six of the
+ * ten memtable writes of a job's life, and are rebuilt from the records whenever the store opens.
+ *
+ * <p>One thread writes (the one committing); readers on any thread walk the sets while they
+ * change (see {@link IdSet}).
+ */
+final class UnfinishedIndex {
+  private static final IdCursor NONE = new ChunkCursor(new IdSet.Chunk[0], false);
+
+  private final IdSet all = new IdSet();
+  private final Map<String, IdSet> byQueue = new ConcurrentHashMap<>();
+  private final Map<String, IdSet> byType = new ConcurrentHashMap<>();
+
+  /**
+   * Moves {@code id} from what it was indexed under to what it is now (null: nothing, the job
+   * is new or deleted). Finished entries are not held here, so they count as nothing.
+   */
+  void move(JobId id, IndexEntry from, IndexEntry to) {
+    from = held(from);
+    to = held(to);
+    if (Objects.equals(from, to)) {
+      return;
+    }
+    if (from == null) {
+      all.add(id);
+    } else if (to == null) {
+      all.remove(id);
+    }
+    String fromQueue = from == null ? null : from.queue();
+    String toQueue = to == null ? null : to.queue();
+    if (!Objects.equals(fromQueue, toQueue)) {
+      leave(byQueue, fromQueue, id);
+      join(byQueue, toQueue, id);
+    }
+    String fromType = from == null ? null : from.type();
+    String toType = to == null ? null : to.type();
+    if (!Objects.equals(fromType, toType)) {
+      leave(byType, fromType, id);
+      join(byType, toType, id);
+    }
+  }
+
+  private static IndexEntry held(IndexEntry entry) {
+    return entry == null || entry.state() != IndexEntry.State.UNFINISHED ? null : entry;
+  }
+
+  IdCursor all(boolean descending) {
+    return all.cursor(descending);
+  }
+
+  IdCursor queue(String queue, boolean descending) {
+    return cursor(byQueue, queue, descending);
+  }
+
+  IdCursor type(String type, boolean descending) {
+    return cursor(byType, type, descending);
+  }
+
+  private static IdCursor cursor(Map<String, IdSet> sets, String name, boolean descending) {
+    IdSet set = sets.get(name);
+    return set == null ? NONE : set.cursor(descending);
+  }
+
+  private static void join(Map<String, IdSet> sets, String name, JobId id) {
+    if (name != null) {
+      sets.computeIfAbsent(name, unused -> new IdSet()).add(id);
+    }
+  }
+
+  /** A set left empty goes, so names that come and go do not pile up. */
+  private static void leave(Map<String, IdSet> sets, String name, JobId id) {
+    if (name == null) {
+      return;
+    }
+    IdSet set = sets.get(name);
+    if (set != null && set.remove(id) && set.isEmpty()) {
+      sets.remove(name, set);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package io.sluice.store.rocks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.store.IndexEntry;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class UnfinishedIndexTest {
+  private final UnfinishedIndex index = new UnfinishedIndex();
+  private final JobId a = new JobId(1, 1);
+  private final JobId b = new JobId(1, 2);
+
+  private static IndexEntry entry(String queue, String type, JobStatus status) {
+    return IndexEntry.of(queue, type, status);
+  }
+
+  private static List<JobId> ids(IdCursor cursor) {
+    List<JobId> ids = new ArrayList<>();
+    for (; cursor.current() != null; cursor.next()) {
+      ids.add(Keys.jobId(cursor.current()));
+    }
+    return ids;
+  }
+
+  @Test
+  void listsUnfinishedJobsByQueueAndTypeInIdOrder() {
+    index.move(b, null, entry("emails", "send", JobStatus.READY));
+    index.move(a, null, entry("emails", "render", JobStatus.SCHEDULED));
+
+    assertThat(ids(index.all(false))).containsExactly(a, b);
+    assertThat(ids(index.all(true))).containsExactly(b, a);
+    assertThat(ids(index.queue("emails", false))).containsExactly(a, b);
+    assertThat(ids(index.type("send", false))).containsExactly(b);
+    assertThat(ids(index.queue("other", false))).isEmpty();
+  }
+
+  @Test
+  void movesAJobBetweenQueuesAndTypes() {
+    IndexEntry first = entry("emails", "send", JobStatus.READY);
+    IndexEntry second = entry("reports", "send", JobStatus.IN_FLIGHT);
+    IndexEntry third = entry("reports", "render", JobStatus.READY);
+    index.move(a, null, first);
+    index.move(a, first, second);
+
+    assertThat(ids(index.queue("emails", false))).isEmpty();
+    assertThat(ids(index.queue("reports", false))).containsExactly(a);
+    assertThat(ids(index.type("send", false))).containsExactly(a);
+
+    index.move(a, second, third);
+    assertThat(ids(index.type("send", false))).isEmpty();
+    assertThat(ids(index.type("render", false))).containsExactly(a);
+    assertThat(ids(index.all(false))).containsExactly(a);
+  }
+
+  @Test
+  void dropsAJobThatFinishesOrIsDeleted() {
+    IndexEntry ready = entry("emails", "send", JobStatus.READY);
+    index.move(a, null, ready);
+    index.move(b, null, ready);
+
+    index.move(a, ready, entry("emails", "send", JobStatus.COMPLETED));
+    index.move(b, ready, null);
+
+    assertThat(ids(index.all(false))).isEmpty();
+    assertThat(ids(index.queue("emails", false))).isEmpty();
+    assertThat(ids(index.type("send", false))).isEmpty();
+  }
+
+  @Test
+  void neverHoldsAFinishedJobAndTakesBackARetriedOne() {
+    IndexEntry dead = entry("emails", "send", JobStatus.DEAD);
+    index.move(b, null, entry("emails", "send", JobStatus.READY));
+    index.move(a, null, dead);
+    assertThat(ids(index.all(false))).containsExactly(b);
+
+    index.move(a, dead, entry("emails", "send", JobStatus.READY)); // older than b
+    assertThat(ids(index.all(false))).containsExactly(a, b);
+    assertThat(ids(index.queue("emails", true))).containsExactly(b, a);
+  }
+}
