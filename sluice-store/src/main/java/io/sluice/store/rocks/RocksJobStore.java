@@ -86,7 +86,12 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private final WriteOptions syncedWrites = new WriteOptions().setSync(true);
   private final RocksDB db;
   private final OpenUses uses = new OpenUses();
-  private final UnfinishedIndex unfinished = new UnfinishedIndex();
+  /**
+   * Filled by the first scan of every record (the engine's recovery reads them all anyway), or
+   * by a scan of its own when something needs it first; null until then.
+   */
+  private volatile UnfinishedIndex unfinished;
+  private final Object unfinishedLoad = new Object();
   private boolean closed;
   /**
    * The options of the compactions running now, so that closing can cancel them. Guarded by
@@ -174,7 +179,6 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     bucketStatesId = bucketStates.getID();
     try {
       new IndexBuilder(db, jobs, index, handles.get(0)).buildIfMissing();
-      loadUnfinished();
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -189,13 +193,14 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void commit(CommitBatch batch) {
     uses.enter();
     try {
+      UnfinishedIndex index = unfinished(); // loaded before the write, if it must be
       List<IndexChange> changes = new ArrayList<>();
       try (WriteBatch built = new WriteBatch(serialize(batch, changes))) {
         db.write(batch.sync() ? syncedWrites : bufferedWrites, built);
       } catch (RocksDBException e) {
         throw new StorageException("commit", e);
       }
-      apply(changes);
+      apply(index, changes);
     } finally {
       uses.exit();
     }
@@ -205,14 +210,29 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private record IndexChange(JobId id, IndexEntry from, IndexEntry to) {}
 
   /** After the write: a reader never finds an unfinished job whose record is not there yet. */
-  private void apply(List<IndexChange> changes) {
+  private static void apply(UnfinishedIndex index, List<IndexChange> changes) {
     for (IndexChange change : changes) {
-      unfinished.move(change.id(), change.from(), change.to());
+      index.move(change.id(), change.from(), change.to());
     }
   }
 
+  private UnfinishedIndex unfinished() {
+    UnfinishedIndex index = unfinished;
+    if (index == null) {
+      synchronized (unfinishedLoad) {
+        index = unfinished;
+        if (index == null) {
+          index = loadUnfinished();
+          unfinished = index;
+        }
+      }
+    }
+    return index;
+  }
+
   /** The unfinished jobs' index terms, from the records: the stored index lacks them. */
-  private void loadUnfinished() {
+  private UnfinishedIndex loadUnfinished() {
+    UnfinishedIndex loaded = new UnfinishedIndex();
     try (ReadOptions options = new ReadOptions().setFillCache(false);
         RocksIterator it = db.newIterator(jobs, options)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
@@ -225,12 +245,13 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
           LOG.warn("job {} has an unreadable record; it is left out of the index", id, e);
           continue;
         }
-        unfinished.move(id, null, entry);
+        loaded.move(id, null, entry);
       }
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of unfinished jobs", e);
     }
+    return loaded;
   }
 
   /**
@@ -291,12 +312,13 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void writeSerialized(byte[] serialized, List<Marker> markers, boolean sync) {
     uses.enter();
     try (WriteBatch batch = new WriteBatch(serialized)) {
+      UnfinishedIndex index = unfinished();
       List<IndexChange> changes = indexChanges(serialized);
       for (Marker marker : markers) {
         batch.put(handles.get(0), markerKey(marker.key()), marker.value());
       }
       db.write(sync ? syncedWrites : bufferedWrites, batch);
-      apply(changes);
+      apply(index, changes);
     } catch (RocksDBException e) {
       throw new StorageException("replicated commit", e);
     } finally {
@@ -475,15 +497,31 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     }
   }
 
+  /**
+   * Fills the in-memory index on the way if nothing has yet; it is kept only if no commit
+   * needed the index meanwhile (that commit loaded it itself before writing).
+   */
   private void readAllJobs(Consumer<JobSnapshot> sink) {
+    UnfinishedIndex filling = unfinished == null ? new UnfinishedIndex() : null;
     try (ReadOptions options = new ReadOptions().setFillCache(false);
         RocksIterator it = db.newIterator(jobs, options)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
-        sink.accept(RecordCodec.decodeJob(Keys.jobId(it.key()), it.value()));
+        JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(it.key()), it.value());
+        if (filling != null) {
+          filling.move(job.id(), null, IndexEntry.of(job));
+        }
+        sink.accept(job);
       }
       it.status();
     } catch (RocksDBException e) {
       throw new StorageException("scan of jobs", e);
+    }
+    if (filling != null) {
+      synchronized (unfinishedLoad) {
+        if (unfinished == null) {
+          unfinished = filling;
+        }
+      }
     }
   }
 
@@ -673,7 +711,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
         ? EnumSet.allOf(IndexEntry.State.class) : EnumSet.copyOf(query.states());
     List<IdCursor> parts = new ArrayList<>(2);
     if (states.remove(IndexEntry.State.UNFINISHED)) {
-      parts.add(unfinishedCursor(query, descending));
+      parts.add(unfinishedCursor(unfinished(), query, descending));
     }
     if (!states.isEmpty()) {
       // Stored queue and type keys are all of finished jobs: no state term needed for both.
@@ -685,7 +723,8 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     return parts.size() == 1 ? parts.get(0) : new UnionCursor(parts, descending);
   }
 
-  private IdCursor unfinishedCursor(IndexQuery query, boolean descending) {
+  private static IdCursor unfinishedCursor(UnfinishedIndex unfinished, IndexQuery query,
+      boolean descending) {
     List<IdCursor> terms = new ArrayList<>(2);
     if (query.queues() != null) {
       terms.add(union(query.queues().stream()

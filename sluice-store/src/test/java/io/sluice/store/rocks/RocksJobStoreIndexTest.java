@@ -511,6 +511,23 @@ class RocksJobStoreIndexTest {
       assertMatches(queue("reports"), j1, j4, j7);
     }
 
+    /** The engine's recovery reads every record at start-up; the index is filled on the way. */
+    @Test
+    void fillsTheIndexFromTheScanOfEveryRecordAfterARestart() {
+      reopen();
+      List<JobId> scanned = new ArrayList<>();
+      store.scanJobs(job -> scanned.add(job.id()));
+      assertThat(scanned).hasSize(10);
+
+      put(records.get(j1).withStatus(JobStatus.COMPLETED));
+      put(id(110), "billing", "send", JobStatus.READY);
+      commit();
+
+      assertMatches(state(State.UNFINISHED), j0, j3, j5, j8, id(110));
+      assertMatches(queue("billing"), j5, j8, id(110));
+      assertMatches(queue("reports"), j1, j4, j7);
+    }
+
     @Test
     void keepsTheIndexAcrossARestart() {
       reopen();
