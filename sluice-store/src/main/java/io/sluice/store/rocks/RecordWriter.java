@@ -1,38 +1,49 @@
 package io.sluice.store.rocks;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
-/** Appends primitive fields to a growing byte array; strings are length-prefixed UTF-8. */
+/**
+ * Appends primitive fields to a growing byte array, big-endian; strings are length-prefixed
+ * UTF-8. The layout is what {@link java.io.DataOutputStream} writes, without its per-field locks
+ * and calls: every job record goes through here on the engine thread.
+ */
 final class RecordWriter {
-  private final ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-  private final DataOutputStream out = new DataOutputStream(bytes);
+  private byte[] bytes = new byte[128];
+  private int length;
 
   RecordWriter writeByte(int value) {
-    return io(() -> out.writeByte(value));
+    ensure(1);
+    bytes[length++] = (byte) value;
+    return this;
   }
 
   RecordWriter writeInt(int value) {
-    return io(() -> out.writeInt(value));
+    ensure(4);
+    bytes[length] = (byte) (value >>> 24);
+    bytes[length + 1] = (byte) (value >>> 16);
+    bytes[length + 2] = (byte) (value >>> 8);
+    bytes[length + 3] = (byte) value;
+    length += 4;
+    return this;
   }
 
   RecordWriter writeLong(long value) {
-    return io(() -> out.writeLong(value));
+    writeInt((int) (value >>> 32));
+    return writeInt((int) value);
   }
 
   RecordWriter writeFloat(float value) {
-    return io(() -> out.writeFloat(value));
+    return writeInt(Float.floatToIntBits(value));
   }
 
   RecordWriter writeString(String value) {
     byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
-    return io(() -> {
-      out.writeInt(utf8.length);
-      out.write(utf8);
-    });
+    writeInt(utf8.length);
+    ensure(utf8.length);
+    System.arraycopy(utf8, 0, bytes, length, utf8.length);
+    length += utf8.length;
+    return this;
   }
 
   /** A presence byte, then the string if present. */
@@ -42,19 +53,12 @@ final class RecordWriter {
   }
 
   byte[] toByteArray() {
-    return bytes.toByteArray();
+    return Arrays.copyOf(bytes, length);
   }
 
-  private interface IoAction {
-    void run() throws IOException;
-  }
-
-  private RecordWriter io(IoAction action) {
-    try {
-      action.run();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+  private void ensure(int extra) {
+    if (length + extra > bytes.length) {
+      bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + extra));
     }
-    return this;
   }
 }
