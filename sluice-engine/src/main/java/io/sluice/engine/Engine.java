@@ -159,6 +159,7 @@ public final class Engine {
    * {@code undone} are the failed turns, oldest first.
    */
   public void rollBack(JobStore store, List<Turn> undone, long nowMs) {
+    rooms.jobs.discard(); // before the rebuilt table takes any of its jobs
     Rooms rebuilt = newRooms();
     new Recovery(rebuilt).run(store, nowMs);
     new Rebuild(rooms, rebuilt, undone).carryOver(nowMs);

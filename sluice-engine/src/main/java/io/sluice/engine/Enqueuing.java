@@ -131,7 +131,9 @@ final class Enqueuing {
     for (Job job : newJobs) {
       job.pending(false);
       observer.enqueued(job.queue());
-      if (jobs.get(job.id()) == job && job.status() != JobStatus.IN_FLIGHT
+      // The job object is still the one held (not deleted, nor rolled back since); asked of
+      // the job, because a lookup in a table of millions costs a cache miss per job.
+      if (job.held() && job.status() != JobStatus.IN_FLIGHT
           && !job.status().isTerminal()) {
         placement.place(job, nowMs);
       }

@@ -67,13 +67,27 @@ final class JobTable {
   }
 
   void add(Job job) {
-    jobs.put(job);
+    Job replaced = jobs.put(job);
+    if (replaced != null) {
+      replaced.held(false);
+    }
+    job.held(true);
     count(job.queue(), job.status(), 1);
   }
 
   void remove(Job job) {
-    jobs.remove(job.id());
+    Job removed = jobs.remove(job.id());
+    if (removed != null) {
+      removed.held(false);
+    }
     count(job.queue(), job.status(), -1);
+  }
+
+  /** The table is being replaced (a rollback): none of its jobs is held any more. */
+  void discard() {
+    for (Job job : jobs.values()) {
+      job.held(false);
+    }
   }
 
   /** Every change of a live job's status. */

@@ -146,6 +146,34 @@ class EngineLoopTest {
     assertThat(delivered.id()).isEqualTo(enqueued.get(5, TimeUnit.SECONDS).get(0).id());
   }
 
+  /** A job deleted in the turn that created it is never placed once that turn is durable. */
+  @Test
+  void aJobDeletedBeforeItsEnqueueIsDurableIsNeverDispatched() throws Exception {
+    start(false, false);
+    BlockingQueue<JobSnapshot> worker = openWorker("q");
+    CountDownLatch release = HeldTurn.hold(loop);
+
+    JobId doomed = ids.next(System.currentTimeMillis());
+    NewJob job = new NewJob(doomed, "t", "q", NewJob.DEFAULT_PRIORITY, null, null, null, null,
+        "{}".getBytes(StandardCharsets.UTF_8));
+    CompletableFuture<List<JobSnapshot>> enqueued = loop.submit(EngineLoop.Kind.ENQUEUE,
+        (engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
+    CompletableFuture<Object> deleted = loop.submit((engine, nowMs) -> {
+      engine.delete(doomed, nowMs);
+      return null;
+    });
+    release.countDown();
+
+    deleted.get(5, TimeUnit.SECONDS);
+    assertThat(enqueued.get(5, TimeUnit.SECONDS)).hasSize(1);
+    JobSnapshot kept = enqueue("q").get(5, TimeUnit.SECONDS).get(0);
+    assertThat(worker.poll(5, TimeUnit.SECONDS)).extracting(JobSnapshot::id)
+        .isEqualTo(kept.id());
+    assertThat(worker.poll(100, TimeUnit.MILLISECONDS)).isNull();
+    int held = loop.call((engine, nowMs) -> engine.jobCount());
+    assertThat(held).isEqualTo(1);
+  }
+
   @Test
   void everyDeliveryChargedToADurableBudgetFollowsAWriteOfItsTokenState() throws Exception {
     start(false, false);

@@ -36,6 +36,8 @@ public final class Job {
   private List<Binding> budgets = List.of();
   /** True from enqueue until the write is durable; such a job is in no index yet. */
   private boolean pending;
+  /** True while the engine's job table holds this object (see {@code JobTable}). */
+  private boolean held;
   private UniqueKey unique;
   private BatchConfig batch;
 
@@ -226,6 +228,14 @@ public final class Job {
 
   public boolean pending() {
     return pending;
+  }
+
+  public boolean held() {
+    return held;
+  }
+
+  public void held(boolean held) {
+    this.held = held;
   }
 
   public void pending(boolean pending) {
