@@ -20,6 +20,11 @@ class HotPathAllocationTest {
   private static final long BULK_ANSWER_BUDGET = 220;
   /** 168 bytes when set; 264 with the payload going through a string on its way out. */
   private static final long STREAM_LINE_BUDGET = 250;
+  /**
+   * 1,607 bytes when set: the records, write batches and index changes of an enqueue and a
+   * completion; 2,557 before the in-memory index and the array-backed record writer.
+   */
+  private static final long STORE_COMMIT_BUDGET = 2_400;
   private final WireBenchmark wire = new WireBenchmark();
 
   private static long bytesPerJob(Runnable round) {
@@ -46,6 +51,34 @@ class HotPathAllocationTest {
   void writingTheBulkAnswer() {
     long perJob = bytesPerJob(wire::writeBulkAnswer);
     assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(BULK_ANSWER_BUDGET);
+  }
+
+  /**
+   * A job's enqueue and completion through the store's commit path: its write batches, the
+   * in-memory index's changes, the record encoding. The batches' mutations are made before the
+   * count starts.
+   */
+  @Test
+  void committingAnEnqueueAndACompletion() throws Exception {
+    StoreBenchmark store = new StoreBenchmark();
+    store.open();
+    try {
+      com.sun.management.ThreadMXBean threads =
+          (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+      long allocated = 0;
+      for (int i = 0; i < 2 * ROUNDS; i++) {
+        store.nextJobs();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        store.enqueueAndComplete();
+        if (i >= ROUNDS) {
+          allocated += threads.getCurrentThreadAllocatedBytes() - before;
+        }
+      }
+      long perJob = allocated / ((long) ROUNDS * HotPathJobs.JOBS);
+      assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(STORE_COMMIT_BUDGET);
+    } finally {
+      store.close();
+    }
   }
 
   @Test
