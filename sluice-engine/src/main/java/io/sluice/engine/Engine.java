@@ -159,10 +159,12 @@ public final class Engine {
    * {@code undone} are the failed turns, oldest first.
    */
   public void rollBack(JobStore store, List<Turn> undone, long nowMs) {
-    rooms.jobs.discard(); // before the rebuilt table takes any of its jobs
     Rooms rebuilt = newRooms();
     new Recovery(rebuilt).run(store, nowMs);
     new Rebuild(rooms, rebuilt, undone).carryOver(nowMs);
+    // Only once the rebuild stands (a failed one keeps the old rooms, jobs and all): the
+    // rebuilt table holds jobs read back from the store, never these objects.
+    rooms.jobs.discard();
     rooms = rebuilt;
     publishAll();
   }

@@ -58,8 +58,30 @@ final class LocalCluster implements AutoCloseable {
     return start(dir, size, serveArgs, null);
   }
 
-  /** The same with node {@code i} in namespace {@code i} of {@code net} (null: loopback). */
+  /**
+   * The same with node {@code i} in namespace {@code i} of {@code net} (null: loopback). On
+   * loopback a port picked free can be taken before its node binds it (by another node's
+   * outgoing connection, for one), so a start that fails on a taken port is tried again on
+   * other ports.
+   */
   static LocalCluster start(Path dir, int size, List<String> serveArgs, Netns net)
+      throws Exception {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(dir, size, serveArgs, net);
+      } catch (AssertionError | Exception e) {
+        if (net != null || attempt == 3 || !String.valueOf(e.getMessage())
+            .contains("Address already in use")) {
+          throw e;
+        }
+        for (int i = 1; i <= size; i++) { // the next attempt starts the nodes afresh
+          deleteTree(dir.resolve("n" + i));
+        }
+      }
+    }
+  }
+
+  private static LocalCluster startOnce(Path dir, int size, List<String> serveArgs, Netns net)
       throws Exception {
     LocalCluster cluster = new LocalCluster(dir, serveArgs);
     try {
@@ -119,7 +141,14 @@ final class LocalCluster implements AutoCloseable {
 
   /** Deletes a stopped node's data and log, as after a lost disk. */
   void wipe(String id) throws IOException {
-    try (Stream<Path> files = Files.walk(members.get(id).root())) {
+    deleteTree(members.get(id).root());
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
       for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
         Files.delete(file);
       }

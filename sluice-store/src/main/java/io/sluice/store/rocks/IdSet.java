@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * A sorted set of job ids with one writer and any number of readers, cheap for what the index
  * of unfinished jobs does most: ids arrive in creation order (they are time-ordered) and leave
- * in roughly the same order. Ids are appended to fixed-size chunks and marked gone on removal; a
- * chunk with none left is dropped. An id older than the newest one held (a job moved between
+ * in roughly the same order. Ids are appended to chunks and marked gone on removal; a chunk
+ * with none left is dropped, and one with few left is copied into a smaller one. An id older than the newest one held (a job moved between
  * queues, or retried after it finished) goes to a small skip list instead.
  *
  * <p>Readers see every id present throughout their walk; one added or removed meanwhile may or
@@ -53,11 +53,18 @@ final class IdSet {
     Chunk[] current = chunks;
     int at = chunkOf(current, id.hi(), id.lo());
     if (at >= 0 && current[at].remove(id.hi(), id.lo())) {
-      if (current[at].isEmpty() && at < current.length - 1) {
-        Chunk[] shrunk = new Chunk[current.length - 1];
-        System.arraycopy(current, 0, shrunk, 0, at);
-        System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
-        chunks = shrunk;
+      Chunk chunk = current[at];
+      if (at < current.length - 1) { // the tail still takes appends
+        if (chunk.isEmpty()) {
+          Chunk[] shrunk = new Chunk[current.length - 1];
+          System.arraycopy(current, 0, shrunk, 0, at);
+          System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
+          chunks = shrunk;
+        } else if (chunk.isSparse()) {
+          Chunk[] replaced = current.clone();
+          replaced[at] = chunk.compacted();
+          chunks = replaced;
+        }
       }
       size--;
       return true;
@@ -71,6 +78,15 @@ final class IdSet {
 
   int chunkCount() {
     return chunks.length;
+  }
+
+  /** Id slots the chunks take, held or gone. */
+  long slots() {
+    long slots = 0;
+    for (Chunk chunk : chunks) {
+      slots += chunk.capacity();
+    }
+    return slots;
   }
 
   /** The writer's view. */
@@ -149,6 +165,25 @@ final class IdSet {
 
     boolean isEmpty() {
       return live == 0;
+    }
+
+    /**
+     * Holding an eighth of its slots or fewer: a few long-lived ids among many finished ones
+     * would otherwise keep whole chunks.
+     */
+    boolean isSparse() {
+      return capacity() > FIRST_CHUNK_IDS && live * 8 <= capacity();
+    }
+
+    /** A smaller chunk of the ids still held, in order. */
+    Chunk compacted() {
+      Chunk smaller = new Chunk(Math.max(FIRST_CHUNK_IDS, Integer.highestOneBit(live) * 2));
+      for (int i = 0; i < size; i++) {
+        if (!isGone(i)) {
+          smaller.append(hi(i), lo(i));
+        }
+      }
+      return smaller;
     }
 
     /** Whether (hi, lo) comes after every id ever appended here. */

@@ -312,14 +312,18 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public void writeSerialized(byte[] serialized, List<Marker> markers, boolean sync) {
     uses.enter();
     try (WriteBatch batch = new WriteBatch(serialized)) {
-      UnfinishedIndex index = unfinished();
       List<IndexChange> changes = indexChanges(serialized);
+      // Loaded (before the write) only when the batch changes jobs: most marker-only entries
+      // of a follower need no index.
+      UnfinishedIndex index = changes.isEmpty() ? null : unfinished();
       for (Marker marker : markers) {
         batch.put(handles.get(0), markerKey(marker.key()), marker.value());
       }
       db.write(sync ? syncedWrites : bufferedWrites, batch);
-      apply(index, changes);
-    } catch (RocksDBException e) {
+      if (index != null) {
+        apply(index, changes);
+      }
+    } catch (RocksDBException | IllegalArgumentException e) {
       throw new StorageException("replicated commit", e);
     } finally {
       uses.exit();

@@ -67,6 +67,32 @@ class IdSetTest {
     }
   }
 
+  /** A few long-lived ids among many finished ones keep small chunks, not whole ones. */
+  @Test
+  void copiesChunksWithFewIdsLeftIntoSmallerOnes() {
+    IdSet set = new IdSet();
+    List<JobId> kept = new ArrayList<>();
+    int count = 100 * IdSet.MAX_CHUNK_IDS;
+    for (long i = 0; i < count; i++) {
+      set.add(id(i));
+    }
+    for (long i = 0; i < count; i++) {
+      if (i % 1000 == 0) {
+        kept.add(id(i));
+      } else {
+        assertThat(set.remove(id(i))).isTrue();
+      }
+    }
+
+    assertThat(walk(set.cursor(false))).containsExactlyElementsOf(kept);
+    assertThat(set.slots()).as("id slots for %d ids", kept.size())
+        .isLessThanOrEqualTo(16L * kept.size() + IdSet.MAX_CHUNK_IDS);
+    for (JobId id : kept) {
+      assertThat(set.remove(id)).isTrue();
+    }
+    assertThat(set.isEmpty()).isTrue();
+  }
+
   @Test
   void dropsChunksWhoseIdsAreAllGone() {
     IdSet set = new IdSet();
