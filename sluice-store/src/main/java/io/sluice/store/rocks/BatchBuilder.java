@@ -22,13 +22,14 @@ import org.rocksdb.WriteBatch;
  * and the key and value each as a varint32 length followed by the bytes.
  */
 final class BatchBuilder {
-  private static final int HEADER = 12;
+  /** The layout's constants, shared with {@link BatchRecords}, which reads it back. */
+  static final int HEADER = 12;
+  static final byte TYPE_DELETION = 0x0;
+  static final byte TYPE_VALUE = 0x1;
+  static final byte TYPE_CF_DELETION = 0x4;
+  static final byte TYPE_CF_VALUE = 0x5;
   /** Lanes of their own: past {@code MAX_LANES - 1} groups, new ones share one lane. */
   private static final int MAX_LANES = 16;
-  private static final byte TYPE_DELETION = 0x0;
-  private static final byte TYPE_VALUE = 0x1;
-  private static final byte TYPE_CF_DELETION = 0x4;
-  private static final byte TYPE_CF_VALUE = 0x5;
 
   private final Lane[] lanes = new Lane[MAX_LANES];
   private int laneCount;

@@ -8,11 +8,6 @@ import java.util.Arrays;
  * family variants only), and the key and value each as a varint32 length and the bytes.
  */
 final class BatchRecords {
-  private static final int HEADER = 12;
-  private static final byte TYPE_DELETION = 0x0;
-  private static final byte TYPE_VALUE = 0x1;
-  private static final byte TYPE_CF_DELETION = 0x4;
-  private static final byte TYPE_CF_VALUE = 0x5;
 
   /** One record: {@code value} is null for a deletion. */
   interface Visitor {
@@ -32,24 +27,25 @@ final class BatchRecords {
    * @throws IllegalArgumentException if the batch is malformed or holds another kind of record
    */
   static void forEach(byte[] batch, Visitor visitor) {
-    if (batch.length < HEADER) {
+    if (batch.length < BatchBuilder.HEADER) {
       throw new IllegalArgumentException("a write batch of " + batch.length + " bytes");
     }
     new BatchRecords(batch).walk(visitor);
   }
 
   private void walk(Visitor visitor) {
-    at = HEADER;
+    at = BatchBuilder.HEADER;
     while (at < bytes.length) {
       byte type = bytes[at++];
       int family = switch (type) {
-        case TYPE_DELETION, TYPE_VALUE -> 0;
-        case TYPE_CF_DELETION, TYPE_CF_VALUE -> varint();
+        case BatchBuilder.TYPE_DELETION, BatchBuilder.TYPE_VALUE -> 0;
+        case BatchBuilder.TYPE_CF_DELETION, BatchBuilder.TYPE_CF_VALUE -> varint();
         default -> throw new IllegalArgumentException(
             "a write batch record of type " + type + " at byte " + (at - 1));
       };
       byte[] key = slice();
-      byte[] value = type == TYPE_VALUE || type == TYPE_CF_VALUE ? slice() : null;
+      boolean put = type == BatchBuilder.TYPE_VALUE || type == BatchBuilder.TYPE_CF_VALUE;
+      byte[] value = put ? slice() : null;
       visitor.record(family, key, value);
     }
   }
