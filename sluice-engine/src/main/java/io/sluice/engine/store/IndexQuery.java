@@ -1,5 +1,6 @@
 package io.sluice.engine.store;
 
+import io.sluice.engine.job.JobSnapshot;
 import java.util.Set;
 
 /**
@@ -12,5 +13,12 @@ public record IndexQuery(Set<String> queues, Set<String> types, Set<IndexEntry.S
     if (queues == null && types == null && states == null) {
       throw new IllegalArgumentException("an index query needs at least one term");
     }
+  }
+
+  /** Whether {@code job}'s record is one this query asks for. */
+  public boolean matches(JobSnapshot job) {
+    return (queues == null || queues.contains(job.queue()))
+        && (types == null || types.contains(job.type()))
+        && (states == null || states.contains(IndexEntry.State.of(job.status())));
   }
 }

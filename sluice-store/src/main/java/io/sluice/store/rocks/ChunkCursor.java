@@ -1,5 +1,7 @@
 package io.sluice.store.rocks;
 
+import io.sluice.engine.job.JobId;
+
 /** Walks the ids of an {@link IdSet}'s chunks, skipping those marked gone. */
 final class ChunkCursor implements IdCursor {
   private final IdSet.Chunk[] chunks;
@@ -37,8 +39,9 @@ final class ChunkCursor implements IdCursor {
     if (current == null || IdCursor.compare(current, target, descending) >= 0) {
       return;
     }
-    long hi = Keys.longAt(target, 0);
-    long lo = Keys.longAt(target, 8);
+    JobId id = Keys.jobId(target);
+    long hi = id.hi();
+    long lo = id.lo();
     int found = IdSet.chunkOf(chunks, hi, lo);
     if (descending) {
       if (found < 0) {

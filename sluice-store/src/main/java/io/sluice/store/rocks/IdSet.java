@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A sorted set of job ids with one writer and any number of readers, cheap for what the index
  * of unfinished jobs does most: ids arrive in creation order (they are time-ordered) and leave
  * in roughly the same order. Ids are appended to chunks and marked gone on removal; a chunk
- * with none left is dropped, and one with few left is copied into a smaller one. An id older than the newest one held (a job moved between
- * queues, or retried after it finished) goes to a small skip list instead.
+ * with none left is dropped, and one with few left is copied into a smaller one. An id older
+ * than the newest one held (a job moved between queues, or retried after it finished) goes to
+ * a small skip list instead.
  *
  * <p>Readers see every id present throughout their walk; one added or removed meanwhile may or
  * may not be seen.
@@ -54,17 +55,16 @@ final class IdSet {
     int at = chunkOf(current, id.hi(), id.lo());
     if (at >= 0 && current[at].remove(id.hi(), id.lo())) {
       Chunk chunk = current[at];
-      if (at < current.length - 1) { // the tail still takes appends
-        if (chunk.isEmpty()) {
-          Chunk[] shrunk = new Chunk[current.length - 1];
-          System.arraycopy(current, 0, shrunk, 0, at);
-          System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
-          chunks = shrunk;
-        } else if (chunk.isSparse()) {
-          Chunk[] replaced = current.clone();
-          replaced[at] = chunk.compacted();
-          chunks = replaced;
-        }
+      boolean tail = at == current.length - 1; // it still takes appends: kept as it is
+      if (!tail && chunk.isEmpty()) {
+        Chunk[] shrunk = new Chunk[current.length - 1];
+        System.arraycopy(current, 0, shrunk, 0, at);
+        System.arraycopy(current, at + 1, shrunk, at, current.length - at - 1);
+        chunks = shrunk;
+      } else if (!tail && chunk.isSparse()) {
+        Chunk[] replaced = current.clone();
+        replaced[at] = chunk.compacted();
+        chunks = replaced;
       }
       size--;
       return true;

@@ -34,11 +34,6 @@ final class Keys {
     return ByteBuffer.allocate(JOB_KEY_LENGTH).putLong(hi).putLong(lo).array();
   }
 
-  /** The big-endian long at {@code offset} of {@code key}. */
-  static long longAt(byte[] key, int offset) {
-    return ByteBuffer.wrap(key, offset, 8).getLong();
-  }
-
   static JobId jobId(byte[] key) {
     ByteBuffer buffer = ByteBuffer.wrap(key);
     return new JobId(buffer.getLong(), buffer.getLong());

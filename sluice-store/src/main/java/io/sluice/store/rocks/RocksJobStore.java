@@ -276,10 +276,9 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
    * The in-memory index changes a serialized batch makes: it holds only the new records, so
    * what each job was indexed under is read from its record before the batch is written.
    */
-  private List<IndexChange> indexChanges(byte[] serialized) throws RocksDBException {
+  private List<IndexChange> indexChanges(byte[] serialized) {
     List<IndexChange> changes = new ArrayList<>();
     Map<JobId, IndexEntry> written = new HashMap<>();
-    List<RocksDBException> failures = new ArrayList<>(0);
     BatchRecords.forEach(serialized, (family, key, value) -> {
       if (family != jobsId) {
         return;
@@ -291,17 +290,13 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
           byte[] stored = db.get(jobs, key);
           from = stored == null ? null : RecordCodec.decodeIndexEntry(stored);
         } catch (RocksDBException e) {
-          failures.add(e);
-          return;
+          throw new StorageException("replicated commit", e);
         }
       }
       IndexEntry to = value == null ? null : RecordCodec.decodeIndexEntry(value);
       written.put(id, to);
       changes.add(new IndexChange(id, from, to));
     });
-    if (!failures.isEmpty()) {
-      throw failures.get(0);
-    }
     return changes;
   }
 
@@ -665,19 +660,13 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
         }
         if (value != null) {
           JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(key), value);
-          if (matches(query, job)) {
+          if (query.matches(job)) {
             return job;
           }
         }
       }
       return null;
     }, release);
-  }
-
-  private static boolean matches(IndexQuery query, JobSnapshot job) {
-    return (query.queues() == null || query.queues().contains(job.queue()))
-        && (query.types() == null || query.types().contains(job.type()))
-        && (query.states() == null || query.states().contains(IndexEntry.State.of(job.status())));
   }
 
   /**

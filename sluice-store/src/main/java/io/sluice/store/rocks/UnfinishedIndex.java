@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * change (see {@link IdSet}).
  */
 final class UnfinishedIndex {
+  /** Shared: a cursor over nothing never moves, so it holds no state to share. */
   private static final IdCursor NONE = new ChunkCursor(new IdSet.Chunk[0], false);
 
   private final IdSet all = new IdSet();
