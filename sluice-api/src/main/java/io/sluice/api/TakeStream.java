@@ -14,6 +14,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.internal.ContextInternal;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * engine sends nothing more before that, so a worker that stops reading holds what was written
  * to it plus at most one delivery (API.md §8.4).
  *
- * <p>{@link #deliver} runs on the engine thread and only hops to this stream's event loop; all
+ * <p>{@link #deliver} runs on the engine thread: it writes at once when that thread is this
+ * stream's event loop (the engine hosted on the one loop), and otherwise hops to the loop; all
  * other methods run on that event loop.
  */
 final class TakeStream implements JobSink {
@@ -85,7 +87,19 @@ final class TakeStream implements JobSink {
 
   @Override
   public void deliver(List<JobSnapshot> jobs) {
-    context.runOnContext(v -> writeFrom(jobs, 0));
+    if (((ContextInternal) context).nettyEventLoop().inEventLoop()) {
+      // The engine turns on this stream's event loop: write now, ahead of the answers the turn
+      // writes next, and keep a failed write to this stream out of the engine's dispatch.
+      try {
+        writeFrom(jobs, 0);
+      } catch (RuntimeException e) {
+        LOG.error("cannot write jobs to worker {}; closing its stream", workerId, e);
+        response.reset();
+        onClosed();
+      }
+    } else {
+      context.runOnContext(v -> writeFrom(jobs, 0));
+    }
   }
 
   @Override

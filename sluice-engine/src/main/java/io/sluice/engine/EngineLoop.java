@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each turn applies every queued command and promotes due jobs, then writes the turn's
  * mutations as one batch (group commit), then dispatches. A buffered write is only a WAL append
- * handed to the OS, so it is done inline: no thread hop between an enqueue and its dispatch. A
+ * handed to the OS, so it is done inline: no thread hop between an enqueue and its dispatch, and
+ * the dispatch comes before the turn's answers, so a waiting worker gets a new job first. A
  * turn that must be fsynced goes to the {@code sluice-commit} thread instead, so the engine keeps
  * dispatching while the disk flushes; while such a commit is pending, later turns queue behind it
  * so that turns always become durable in order. A dispatch that spent a durable budget's tokens
@@ -386,11 +387,7 @@ public final class EngineLoop implements AutoCloseable {
       commitTurn(turn, completions, counts, nowMs);
     }
     if (poisonedBy == null) {
-      try {
-        engine.dispatch(nowMs);
-      } catch (RuntimeException e) {
-        LOG.error("dispatch failed", e);
-      }
+      dispatch(nowMs);
       if (engine.awaitsCommit()) {
         // Jobs charged to durable budgets (X4) reach their workers only once the token state
         // they spent is durable: commit it now, in a turn of its own.
@@ -431,11 +428,25 @@ public final class EngineLoop implements AutoCloseable {
       engine.committed(turn.newJobs(), nowMs);
       engine.durable(turn);
       engine.deliverCommitted(turn);
+      if (!completions.isEmpty()) {
+        // Before the answers: a job enqueued in this turn reaches its worker without waiting
+        // behind the responses written below. (A turn without answers, such as the one storing
+        // a durable budget's state, leaves the dispatch to the turn.)
+        dispatch(nowMs);
+      }
     } else {
       poison(List.of(turn), failure);
     }
     for (Completion<?> completion : completions) {
       completion.complete(failure);
+    }
+  }
+
+  private void dispatch(long nowMs) {
+    try {
+      engine.dispatch(nowMs);
+    } catch (RuntimeException e) {
+      LOG.error("dispatch failed", e);
     }
   }
 

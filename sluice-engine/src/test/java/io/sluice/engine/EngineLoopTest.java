@@ -146,6 +146,23 @@ class EngineLoopTest {
     assertThat(delivered.id()).isEqualTo(enqueued.get(5, TimeUnit.SECONDS).get(0).id());
   }
 
+  /** A job enqueued to a waiting worker reaches it before its turn's answers are written. */
+  @Test
+  void aTurnsDeliveriesGoOutBeforeItsAnswers() throws Exception {
+    start(false, false);
+    List<String> events = new CopyOnWriteArrayList<>();
+    loop.call((engine, nowMs) -> engine.openSession(java.util.Set.of("q"), 0,
+        jobs -> events.add("delivered " + jobs.size())));
+    CountDownLatch release = HeldTurn.hold(loop);
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue("q");
+    CompletableFuture<Void> answered = enqueued.thenRun(() -> events.add("answered"));
+    release.countDown();
+
+    answered.get(5, TimeUnit.SECONDS);
+    assertThat(events).containsExactly("delivered 1", "answered");
+  }
+
   /** A job deleted in the turn that created it is never placed once that turn is durable. */
   @Test
   void aJobDeletedBeforeItsEnqueueIsDurableIsNeverDispatched() throws Exception {
