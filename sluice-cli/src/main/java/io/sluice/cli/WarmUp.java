@@ -27,6 +27,10 @@ final class WarmUp {
   private static final long CACHE_BYTES = 16L << 20;
   /** Frequent, so that a take stream waiting in vain still wakes to see a stop or the deadline. */
   private static final long HEARTBEAT_MS = 200;
+  /** The first round's share of jobs enqueued in bulk; the rest go one request each. */
+  private static final int BULK_PERCENT = 90;
+  /** At most this many jobs in the second round, all enqueued one request each. */
+  private static final int SINGLE_ROUND_JOBS = 500;
 
   private WarmUp() {}
 
@@ -41,15 +45,20 @@ final class WarmUp {
     LOG.info("warming up: {} jobs through a throwaway server in a temporary directory", jobs);
     try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
-      ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
-          ServeCommand.defaultEventLoops());
-      try (SluiceServer server = SluiceServer.start(
-          new StoreConfig(dir.resolve("data"), CACHE_BYTES), engine, api,
-          new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
-        int done = new WarmUpTraffic("http://127.0.0.1:" + server.port(), stopRequested)
-            .run(jobs);
-        LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);
+      // Two rounds, each on a server of its own. The first, mostly bulk, compiles what every
+      // job runs through. Its server's close also loads classes the requests never did (more
+      // kinds of futures and tasks); had they come after the request paths were compiled, that
+      // code, which assumed fewer kinds, would be thrown away and the real server would start
+      // with those paths interpreted. The second round sends every job on its own request,
+      // once the compiler has caught up, so that the paths a request runs once are compiled.
+      int singles = Math.min(jobs / 3, SINGLE_ROUND_JOBS);
+      long deadline = start + WarmUpTraffic.TIME_LIMIT.toNanos();
+      int done = runOn(dir.resolve("first"), engine, jobs - singles, BULK_PERCENT,
+          stopRequested, deadline);
+      if (singles > 0 && !stopRequested.getAsBoolean()) {
+        done += runOn(dir.resolve("second"), engine, singles, 0, stopRequested, deadline);
       }
+      LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
       // A slower first minute is no reason not to start.
       LOG.warn("warm-up skipped: {}", e.toString());
@@ -57,6 +66,17 @@ final class WarmUp {
       if (dir != null) {
         deleteTree(dir);
       }
+    }
+  }
+
+  private static int runOn(Path dir, EngineConfig engine, int jobs, int bulkPercent,
+      BooleanSupplier stopRequested, long deadlineNanos) throws Exception {
+    ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
+        ServeCommand.defaultEventLoops());
+    try (SluiceServer server = SluiceServer.start(new StoreConfig(dir.resolve("data"), CACHE_BYTES),
+        engine, api, new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
+      return new WarmUpTraffic("http://127.0.0.1:" + server.port(), stopRequested, deadlineNanos)
+          .run(jobs, bulkPercent);
     }
   }
 

@@ -18,14 +18,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 /**
- * The traffic of {@link WarmUp}, as a client sends it: nine tenths of the jobs enqueued in bulk
+ * The traffic of {@link WarmUp}, as a client sends it: a share of the jobs enqueued in bulk
  * beforehand and drained, the rest enqueued one by one while a take stream waits for them;
- * every job acknowledged in bulk. Bounded by {@link #TIME_LIMIT} on a machine too slow for it,
- * and ended early when the server is asked to stop.
+ * jobs that arrive together are acknowledged together, a job that arrives alone on its own.
+ * Bounded by a deadline on a machine too slow for it, and ended early when the server is asked
+ * to stop.
  */
 final class WarmUpTraffic {
   static final String QUEUE = "warm-up";
-  private static final Duration TIME_LIMIT = Duration.ofSeconds(10);
+  /** The most a warm-up may take, all rounds together. */
+  static final Duration TIME_LIMIT = Duration.ofSeconds(10);
   private static final int BULK_SIZE = 500;
   private static final int PREFETCH = 32;
   private static final int ACK_BATCH = 16;
@@ -36,16 +38,23 @@ final class WarmUpTraffic {
   private final BooleanSupplier stopRequested;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
-  private final long deadlineNanos = System.nanoTime() + TIME_LIMIT.toNanos();
+  private final long deadlineNanos;
 
-  WarmUpTraffic(String base, BooleanSupplier stopRequested) {
+  /** {@code deadlineNanos} is a {@link System#nanoTime} past which no more is sent. */
+  WarmUpTraffic(String base, BooleanSupplier stopRequested, long deadlineNanos) {
     this.base = base;
     this.stopRequested = stopRequested;
+    this.deadlineNanos = deadlineNanos;
   }
 
-  /** @return the jobs taken and acknowledged */
-  int run(int jobs) throws IOException, InterruptedException {
-    int bulk = jobs * 9 / 10;
+  /**
+   * Enqueues {@code bulkPercent} of the jobs in bulk first, the rest one by one to a waiting
+   * take stream.
+   *
+   * @return the jobs taken and acknowledged
+   */
+  int run(int jobs, int bulkPercent) throws IOException, InterruptedException {
+    int bulk = jobs * bulkPercent / 100;
     int single = jobs - bulk;
     for (int from = 0; from < bulk && inTime(); from += BULK_SIZE) {
       enqueueBulk(from, Math.min(BULK_SIZE, bulk - from));

@@ -45,6 +45,31 @@ class WarmUpTest {
     }
   }
 
+  /**
+   * The real server starts with what the warm-up compiled: no compiled code of Sluice's is
+   * thrown away after it. A warm-up server's close used to load classes its requests never had
+   * (more kinds of futures and tasks), which invalidated the compiled request paths, so the real
+   * server's first second of requests ran interpreted. Read from the JVM's own compilation log.
+   */
+  @Test
+  void noCompiledCodeOfSluiceIsThrownAwayOnceTheWarmUpIsOver() throws Exception {
+    SluiceProcess server = SluiceProcess.start(root, logs.resolve("server.log"),
+        Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp, "-XX:TieredStopAtLevel=1",
+            "-Xlog:jit+compilation=debug:stdout:none"), List.of());
+    try {
+      String output = server.output();
+      int warmedUp = output.indexOf("warmed up with 3000 jobs");
+      assertThat(warmedUp).as("the warm-up ran").isPositive();
+      assertThat(output.substring(0, warmedUp)).as("compilations are logged")
+          .contains("io.sluice.engine.EngineLoop::");
+      assertThat(output.substring(warmedUp).lines()
+          .filter(line -> line.contains("made not entrant") && line.contains("io.sluice.")))
+          .isEmpty();
+    } finally {
+      server.forceStop();
+    }
+  }
+
   @Test
   void aStopDuringTheWarmUpEndsTheProcessCleanlyAndLeavesNothingBehind() throws Exception {
     SluiceProcess server = SluiceProcess.launch(root, logs.resolve("server.log"),
