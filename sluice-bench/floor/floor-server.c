@@ -9,7 +9,6 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -43,9 +42,6 @@ static void on_term(int signal_number) {
 static void write_all(int fd, const char *data, int length) {
   while (length > 0) {
     int written = write(fd, data, length);
-    if (written < 0 && errno == EAGAIN) {
-      continue;
-    }
     if (written <= 0) {
       return;
     }
@@ -81,7 +77,7 @@ static void enqueue(int fd, const char *body, long body_length) {
   const char *payload = memmem(body, body_length, "\"payload\":", 10);
   const char *value = "{}";
   int value_length = 2;
-  if (payload != NULL) {
+  if (payload != NULL && body + body_length - 1 - (payload + 10) > 0) {
     value = payload + 10;
     value_length = (int) (body + body_length - 1 - value);
   }
@@ -90,6 +86,10 @@ static void enqueue(int fd, const char *body, long body_length) {
     int length = snprintf(line, sizeof line,
         "{\"id\":\"%s\",\"type\":\"bench\",\"queue\":\"bench\",\"status\":\"in_flight\","
         "\"payload\":%.*s}\n", id, value_length, value);
+    if (length >= (int) sizeof line) {
+      respond(fd, "413 Payload Too Large", "{\"error\":\"payload too large for the floor server\"}");
+      return;
+    }
     char chunk[16400];
     int chunk_length = snprintf(chunk, sizeof chunk, "%x\r\n%.*s\r\n", length, length, line);
     write_all(streams[next_stream++ % stream_count], chunk, chunk_length);
@@ -100,7 +100,10 @@ static void enqueue(int fd, const char *body, long body_length) {
   respond(fd, "201 Created", answer);
 }
 
-/* Serves one complete request from the connection's buffer; returns 0 when none is complete. */
+/*
+ * Serves one complete request from the connection's buffer; returns 0 when none is complete yet
+ * and -1 when the connection must close.
+ */
 static int serve_one(Connection *c) {
   char *head_end = memmem(c->bytes, c->length, "\r\n\r\n", 4);
   if (head_end == NULL) {
@@ -114,6 +117,10 @@ static int serve_one(Connection *c) {
   }
   if (declared != NULL) {
     body_length = strtol(declared + 14, NULL, 10);
+  }
+  if (body_length < 0 || head_length + body_length > (long) sizeof c->bytes) {
+    respond(c->fd, "413 Payload Too Large", "{\"error\":\"request too large for the floor server\"}");
+    return -1;
   }
   if (c->length < head_length + body_length) {
     return 0;
@@ -186,22 +193,29 @@ int main(int argc, char **argv) {
         }
         setsockopt(accepted, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
         connections[accepted] = calloc(1, sizeof(Connection));
+        if (connections[accepted] == NULL) {
+          close(accepted);
+          continue;
+        }
         connections[accepted]->fd = accepted;
         struct epoll_event reads = {.events = EPOLLIN, .data.fd = accepted};
         epoll_ctl(poller, EPOLL_CTL_ADD, accepted, &reads);
         continue;
       }
       Connection *c = connections[fd];
-      int got = read(fd, c->bytes + c->length, sizeof c->bytes - c->length);
-      if (got <= 0) {
+      int room = (int) sizeof c->bytes - c->length;
+      int got = room > 0 ? read(fd, c->bytes + c->length, room) : 0;
+      int served = 0;
+      if (got > 0) {
+        c->length += got;
+        while ((served = serve_one(c)) > 0) {
+        }
+      }
+      if (got <= 0 || served < 0) {
         forget_stream(fd);
         close(fd);
         free(c);
         connections[fd] = NULL;
-        continue;
-      }
-      c->length += got;
-      while (serve_one(c)) {
       }
     }
   }

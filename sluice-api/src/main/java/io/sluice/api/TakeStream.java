@@ -88,15 +88,9 @@ final class TakeStream implements JobSink {
   @Override
   public void deliver(List<JobSnapshot> jobs) {
     if (((ContextInternal) context).nettyEventLoop().inEventLoop()) {
-      // The engine turns on this stream's event loop: write now, ahead of the answers the turn
-      // writes next, and keep a failed write to this stream out of the engine's dispatch.
-      try {
-        writeFrom(jobs, 0);
-      } catch (RuntimeException e) {
-        LOG.error("cannot write jobs to worker {}; closing its stream", workerId, e);
-        response.reset();
-        onClosed();
-      }
+      // The engine turns on this stream's event loop: write now, ahead of the turn's answers,
+      // which reach their connections as tasks queued on the loop.
+      writeFrom(jobs, 0);
     } else {
       context.runOnContext(v -> writeFrom(jobs, 0));
     }
@@ -116,18 +110,21 @@ final class TakeStream implements JobSink {
     if (closed) {
       return;
     }
-    Buffer frames = Buffer.buffer(Math.min(PIECE_BYTES, (jobs.size() - from) * 320));
-    int next;
     try {
-      next = encode(jobs, from, frames);
+      writePiece(jobs, from);
     } catch (IOException | RuntimeException e) {
       // The jobs are in flight on this stream and can no longer reach it: end the stream so
-      // that they are requeued instead of waiting for the client to hang up.
-      LOG.error("cannot encode jobs for worker {}; closing its stream", workerId, e);
+      // that they are requeued instead of waiting for the client to hang up. Caught here, a
+      // failure never reaches the engine's dispatch, which may be the caller.
+      LOG.error("cannot write jobs to worker {}; closing its stream", workerId, e);
       response.reset();
       onClosed();
-      return;
     }
+  }
+
+  private void writePiece(List<JobSnapshot> jobs, int from) throws IOException {
+    Buffer frames = Buffer.buffer(Math.min(PIECE_BYTES, (jobs.size() - from) * 320));
+    int next = encode(jobs, from, frames);
     if (frames.length() == 0) {
       reportWritten();
       return;

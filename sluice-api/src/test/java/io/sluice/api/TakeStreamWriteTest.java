@@ -17,17 +17,21 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * When the engine turns on the stream's own event loop, a delivery is written before
- * {@code deliver} returns, so it goes out ahead of the answers written later in the same turn;
- * from any other thread it is handed to the stream's loop.
+ * {@code deliver} returns, so it goes out ahead of the turn's answers (queued on the loop as
+ * their futures complete); from any other thread it is handed to the stream's loop.
  */
 class TakeStreamWriteTest {
   private final Vertx vertx = Vertx.vertx();
   private final List<String> written = new CopyOnWriteArrayList<>();
+  private final CompletableFuture<Thread> firstWriter = new CompletableFuture<>();
+  private final AtomicInteger resets = new AtomicInteger();
+  private volatile boolean failWrites;
 
   @AfterEach
   void close() throws Exception {
@@ -48,20 +52,41 @@ class TakeStreamWriteTest {
   }
 
   @Test
-  void aDeliveryFromAnotherThreadReachesTheStreamOnItsLoop() throws Exception {
+  void aDeliveryFromAnotherThreadIsWrittenOnTheStreamsLoop() throws Exception {
     Context context = vertx.getOrCreateContext();
+    CompletableFuture<Thread> loop = new CompletableFuture<>();
     CompletableFuture<TakeStream> created = new CompletableFuture<>();
-    context.runOnContext(v -> created.complete(newStream()));
+    context.runOnContext(v -> {
+      loop.complete(Thread.currentThread());
+      created.complete(newStream());
+    });
     TakeStream stream = created.get(5, TimeUnit.SECONDS);
 
     stream.deliver(List.of(job()));
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (written.isEmpty() && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
+    assertThat(firstWriter.get(5, TimeUnit.SECONDS)).isSameAs(loop.get());
     assertThat(written).singleElement()
         .satisfies(line -> assertThat(line).contains("\"status\":\"in_flight\""));
+  }
+
+  /** A write that fails ends this stream (its jobs are requeued) and never reaches the engine. */
+  @Test
+  void aFailedWriteOnTheLoopEndsTheStreamInsteadOfThrowing() throws Exception {
+    failWrites = true;
+    Context context = vertx.getOrCreateContext();
+    CompletableFuture<Throwable> escaped = new CompletableFuture<>();
+    context.runOnContext(v -> {
+      try {
+        newStream().deliver(List.of(job()));
+        escaped.complete(null);
+      } catch (Throwable e) {
+        escaped.complete(e);
+      }
+    });
+
+    assertThat(escaped.get(5, TimeUnit.SECONDS)).isNull();
+    assertThat(resets).hasValue(1);
+    assertThat(written).isEmpty();
   }
 
   private TakeStream newStream() {
@@ -82,8 +107,15 @@ class TakeStreamWriteTest {
         new Class<?>[] {HttpServerResponse.class}, (proxy, method, args) -> {
           if (method.getName().equals("write") && args != null && args.length == 1
               && args[0] instanceof Buffer buffer) {
+            if (failWrites) {
+              throw new IllegalStateException("the connection is gone");
+            }
             written.add(buffer.toString(StandardCharsets.UTF_8));
+            firstWriter.complete(Thread.currentThread());
             return Future.succeededFuture();
+          }
+          if (method.getName().equals("reset")) {
+            resets.incrementAndGet();
           }
           Class<?> type = method.getReturnType();
           if (type == boolean.class) {

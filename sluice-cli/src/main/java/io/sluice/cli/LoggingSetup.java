@@ -132,8 +132,8 @@ final class LoggingSetup {
 
   /**
    * Mutes Sluice's own lines below WARN until the returned handle is closed, except those of
-   * {@code kept}: the warm-up's throwaway server would otherwise announce its ports and recovery
-   * as if it were the real one.
+   * {@code kept}: the warm-up's throwaway servers would otherwise announce their ports and
+   * recovery as if they were the real one.
    */
   static AutoCloseable mutedExcept(Class<?> kept) {
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {

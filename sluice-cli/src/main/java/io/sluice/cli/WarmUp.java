@@ -14,13 +14,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Before the real server opens its ports, runs a few thousand jobs through a throwaway server in
- * this JVM: enqueued in bulk and one by one, taken and acknowledged over loopback HTTP. A fresh
+ * Before the real server opens its ports, runs a few thousand jobs through throwaway servers in
+ * this JVM, in two rounds on a server each: enqueued in bulk and one by one, taken and
+ * acknowledged over loopback HTTP. A fresh
  * JVM runs the request paths interpreted until its JIT compiles them, and on a small machine the
  * compiling competes with the requests: measured on 2 cores, a cold server under 500 jobs/s
  * delivered its first seconds of jobs with a p99 around one second. The same classes serve the
- * real server afterwards, compiled. The throwaway server lives in a temporary directory, deleted
- * afterwards; nothing of it reaches the real data.
+ * real server afterwards, compiled. The throwaway servers live in a temporary directory, deleted
+ * afterwards; nothing of them reaches the real data.
  */
 final class WarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);
@@ -35,14 +36,14 @@ final class WarmUp {
   private WarmUp() {}
 
   /**
-   * Runs {@code jobs} jobs through a throwaway server; never fails the start-up, and ends early
-   * once {@code stopRequested}. Its commits are buffered whatever the real server's commit mode:
+   * Runs {@code jobs} jobs through throwaway servers; never fails the start-up, and ends early
+   * once {@code stopRequested} or after {@link WarmUpTraffic#TIME_LIMIT}. Its commits are buffered whatever the real server's commit mode:
    * waiting for the disk compiles nothing.
    */
   static void run(EngineConfig engine, int jobs, BooleanSupplier stopRequested) {
     long start = System.nanoTime();
     Path dir = null;
-    LOG.info("warming up: {} jobs through a throwaway server in a temporary directory", jobs);
+    LOG.info("warming up: {} jobs through throwaway servers in a temporary directory", jobs);
     try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
       // Two rounds, each on a server of its own. The first, mostly bulk, compiles what every
@@ -55,7 +56,7 @@ final class WarmUp {
       long deadline = start + WarmUpTraffic.TIME_LIMIT.toNanos();
       int done = runOn(dir.resolve("first"), engine, jobs - singles, BULK_PERCENT,
           stopRequested, deadline);
-      if (singles > 0 && !stopRequested.getAsBoolean()) {
+      if (singles > 0 && !stopRequested.getAsBoolean() && System.nanoTime() < deadline) {
         done += runOn(dir.resolve("second"), engine, singles, 0, stopRequested, deadline);
       }
       LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);

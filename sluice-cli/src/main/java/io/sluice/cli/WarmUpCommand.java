@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "warm-up", hidden = true, mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
-    description = "Run the start-up warm-up through a throwaway server, then exit.")
+    description = "Run the start-up warm-up through throwaway servers, then exit.")
 final class WarmUpCommand implements Callable<Integer> {
   @Option(names = "--jobs", defaultValue = "3000", description = "Jobs to run through it.")
   int jobs;

@@ -73,14 +73,14 @@ final class WarmUpTraffic {
     int taken;
     HttpResponse<InputStream> stream = http.send(
         HttpRequest.newBuilder(URI.create(base + "/jobs/take?queue=" + QUEUE + "&prefetch="
-            + PREFETCH)).timeout(TIME_LIMIT).build(),
+            + PREFETCH)).timeout(remaining()).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream body = stream.body()) {
       singles.start();
       taken = drain(new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8)),
           bulk + single, enqueueFailure);
     }
-    singles.join(TIME_LIMIT.toMillis());
+    singles.join(remaining().toMillis());
     return taken;
   }
 
@@ -130,7 +130,7 @@ final class WarmUpTraffic {
 
   private void post(String path, String json) throws IOException, InterruptedException {
     HttpResponse<String> response = http.send(
-        HttpRequest.newBuilder(URI.create(base + path)).timeout(TIME_LIMIT)
+        HttpRequest.newBuilder(URI.create(base + path)).timeout(remaining())
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(json)).build(),
         HttpResponse.BodyHandlers.ofString());
@@ -138,6 +138,11 @@ final class WarmUpTraffic {
       throw new IOException("POST " + path + " answered " + response.statusCode() + ": "
           + response.body());
     }
+  }
+
+  /** What is left until the deadline, at least a millisecond (a timeout must be positive). */
+  private Duration remaining() {
+    return Duration.ofNanos(Math.max(1_000_000, deadlineNanos - System.nanoTime()));
   }
 
   private boolean inTime() {

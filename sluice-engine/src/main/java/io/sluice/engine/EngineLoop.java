@@ -384,14 +384,16 @@ public final class EngineLoop implements AutoCloseable {
     }
     Turn turn = engine.takeTurn();
     if (!turn.isEmpty() || !completions.isEmpty()) {
-      commitTurn(turn, completions, counts, nowMs);
+      commitTurn(turn, completions, counts, nowMs, true);
     }
     if (poisonedBy == null) {
       dispatch(nowMs);
       if (engine.awaitsCommit()) {
         // Jobs charged to durable budgets (X4) reach their workers only once the token state
-        // they spent is durable: commit it now, in a turn of its own.
-        commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs);
+        // they spent is durable: commit it now, in a turn of its own. That commit does not
+        // dispatch first: a dispatch there could charge a durable budget again after this one
+        // check for deliveries awaiting a commit, and they would wait for the next turn.
+        commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs, false);
       }
     }
     if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
@@ -400,15 +402,19 @@ public final class EngineLoop implements AutoCloseable {
     return AfterTurn.TURN_AGAIN;
   }
 
-  /** Commits the turn inline, or hands it to the commit thread, or fails it behind a failed one. */
-  private void commitTurn(Turn turn, List<Completion<?>> completions, Counts counts, long nowMs) {
+  /**
+   * Commits the turn inline, or hands it to the commit thread, or fails it behind a failed one.
+   * With {@code dispatchFirst}, an inline commit dispatches before completing the futures.
+   */
+  private void commitTurn(Turn turn, List<Completion<?>> completions, Counts counts, long nowMs,
+      boolean dispatchFirst) {
     // Read in this order: a commit that failed has set poisonedBy before it counted out.
     boolean nothingPending = pendingCommits.get() == 0;
     Throwable poison = poisonedBy;
     if (poison != null && nothingPending) {
       failUnwritten(turn, completions, poison);
     } else if (poison == null && nothingPending && !needsSync(turn)) {
-      commitInline(turn, completions, nowMs);
+      commitInline(turn, completions, nowMs, dispatchFirst);
     } else {
       // Also a turn built on a failed one while others are pending: the commit thread fails
       // it in order behind them, so the failed turns are undone oldest first.
@@ -422,16 +428,16 @@ public final class EngineLoop implements AutoCloseable {
         || (turn.hasOtherWrites() && commitModes.syncOthers());
   }
 
-  private void commitInline(Turn turn, List<Completion<?>> completions, long nowMs) {
+  private void commitInline(Turn turn, List<Completion<?>> completions, long nowMs,
+      boolean dispatchFirst) {
     Throwable failure = write(turn.mutations(), false);
     if (failure == null) {
       engine.committed(turn.newJobs(), nowMs);
       engine.durable(turn);
       engine.deliverCommitted(turn);
-      if (!completions.isEmpty()) {
-        // Before the answers: a job enqueued in this turn reaches its worker without waiting
-        // behind the responses written below. (A turn without answers, such as the one storing
-        // a durable budget's state, leaves the dispatch to the turn.)
+      if (dispatchFirst) {
+        // Before the answers, which completing the futures below queues to their connections:
+        // a job enqueued in this turn reaches its worker first.
         dispatch(nowMs);
       }
     } else {
