@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Before the real server opens its ports, runs a few thousand jobs through throwaway servers in
- * this JVM, in two rounds on a server each: enqueued in bulk and one by one, taken and
+ * this JVM, in three rounds on a server each: enqueued in bulk and one by one, taken and
  * acknowledged over loopback HTTP. A fresh
  * JVM runs the request paths interpreted until its JIT compiles them, and on a small machine the
  * compiling competes with the requests: measured on 2 cores, a cold server under 500 jobs/s
@@ -28,17 +28,20 @@ final class WarmUp {
   private static final long CACHE_BYTES = 16L << 20;
   /** Frequent, so that a take stream waiting in vain still wakes to see a stop or the deadline. */
   private static final long HEARTBEAT_MS = 200;
-  /** The first round's share of jobs enqueued in bulk; the rest go one request each. */
+  /** Jobs of the rehearsal round: every kind of request, a few times each. */
+  private static final int REHEARSAL_JOBS = 40;
+  private static final int REHEARSAL_BULK_PERCENT = 50;
+  /** The bulk round's share of jobs enqueued in bulk; the rest go one request each. */
   private static final int BULK_PERCENT = 90;
-  /** At most this many jobs in the second round, all enqueued one request each. */
+  /** At most this many jobs in the last round, all enqueued one request each. */
   private static final int SINGLE_ROUND_JOBS = 500;
 
   private WarmUp() {}
 
   /**
    * Runs {@code jobs} jobs through throwaway servers; never fails the start-up, and ends early
-   * once {@code stopRequested} or after {@link WarmUpTraffic#TIME_LIMIT}. Its commits are buffered whatever the real server's commit mode:
-   * waiting for the disk compiles nothing.
+   * once {@code stopRequested} or after {@link WarmUpTraffic#TIME_LIMIT}. Its commits are
+   * buffered whatever the real server's commit mode: waiting for the disk compiles nothing.
    */
   static void run(EngineConfig engine, int jobs, BooleanSupplier stopRequested) {
     long start = System.nanoTime();
@@ -46,18 +49,26 @@ final class WarmUp {
     LOG.info("warming up: {} jobs through throwaway servers in a temporary directory", jobs);
     try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
-      // Two rounds, each on a server of its own. The first, mostly bulk, compiles what every
-      // job runs through. Its server's close also loads classes the requests never did (more
-      // kinds of futures and tasks); had they come after the request paths were compiled, that
-      // code, which assumed fewer kinds, would be thrown away and the real server would start
-      // with those paths interpreted. The second round sends every job on its own request,
-      // once the compiler has caught up, so that the paths a request runs once are compiled.
-      int singles = Math.min(jobs / 3, SINGLE_ROUND_JOBS);
+      // Three rounds, each on a server of its own. A server's close loads classes its requests
+      // never did (more kinds of futures and tasks); each one loaded after the request paths
+      // were compiled makes that code, which assumed fewer kinds, invalid, and the real server
+      // would start with those paths interpreted. So a short rehearsal, with traffic of every
+      // kind but too little of it to compile much, loads them all first. The bulk round then
+      // compiles what every job runs through, and the last round, every job on its own request
+      // once the compiler has caught up, what each request runs once.
       long deadline = start + WarmUpTraffic.TIME_LIMIT.toNanos();
-      int done = runOn(dir.resolve("first"), engine, jobs - singles, BULK_PERCENT,
-          stopRequested, deadline);
-      if (singles > 0 && !stopRequested.getAsBoolean() && System.nanoTime() < deadline) {
-        done += runOn(dir.resolve("second"), engine, singles, 0, stopRequested, deadline);
+      int rehearsal = Math.min(jobs, REHEARSAL_JOBS);
+      int singles = Math.min((jobs - rehearsal) / 3, SINGLE_ROUND_JOBS);
+      int[][] rounds = {
+          {rehearsal, REHEARSAL_BULK_PERCENT}, {jobs - rehearsal - singles, BULK_PERCENT},
+          {singles, 0}};
+      int done = 0;
+      for (int round = 0; round < rounds.length; round++) {
+        if (rounds[round][0] > 0 && !stopRequested.getAsBoolean()
+            && System.nanoTime() < deadline) {
+          done += runOn(dir.resolve("round-" + round), engine, rounds[round][0],
+              rounds[round][1], stopRequested, deadline);
+        }
       }
       LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {

@@ -31,6 +31,8 @@ final class WarmUpTraffic {
   private static final int BULK_SIZE = 500;
   private static final int PREFETCH = 32;
   private static final int ACK_BATCH = 16;
+  /** Threads enqueueing jobs one request each, side by side. */
+  private static final int SENDERS = 3;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PAYLOAD = "{\"n\":%d,\"text\":\"" + "x".repeat(64) + "\"}";
 
@@ -60,27 +62,36 @@ final class WarmUpTraffic {
       enqueueBulk(from, Math.min(BULK_SIZE, bulk - from));
     }
     AtomicReference<Exception> enqueueFailure = new AtomicReference<>();
-    Thread singles = new Thread(() -> {
-      try {
-        for (int i = 0; i < single && inTime(); i++) {
-          post("/jobs", String.format("{\"type\":\"warm-up\",\"queue\":\"%s\",\"payload\":%s}",
-              QUEUE, String.format(PAYLOAD, i)));
+    // A few senders at once: what is compiled depends on how many requests the server sees, not
+    // on how long each waits for its answer, and the start-up waits for the warm-up.
+    List<Thread> senders = new ArrayList<>();
+    for (int sender = 0; sender < SENDERS; sender++) {
+      int first = sender;
+      senders.add(new Thread(() -> {
+        try {
+          for (int i = first; i < single && inTime(); i += SENDERS) {
+            post("/jobs", String.format(
+                "{\"type\":\"warm-up\",\"queue\":\"%s\",\"payload\":%s}", QUEUE,
+                String.format(PAYLOAD, i)));
+          }
+        } catch (Exception e) {
+          enqueueFailure.set(e);
         }
-      } catch (Exception e) {
-        enqueueFailure.set(e);
-      }
-    }, "sluice-warm-up-enqueue");
+      }, "sluice-warm-up-enqueue-" + sender));
+    }
     int taken;
     HttpResponse<InputStream> stream = http.send(
         HttpRequest.newBuilder(URI.create(base + "/jobs/take?queue=" + QUEUE + "&prefetch="
             + PREFETCH)).timeout(remaining()).build(),
         HttpResponse.BodyHandlers.ofInputStream());
     try (InputStream body = stream.body()) {
-      singles.start();
+      senders.forEach(Thread::start);
       taken = drain(new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8)),
           bulk + single, enqueueFailure);
     }
-    singles.join(remaining().toMillis());
+    for (Thread sender : senders) {
+      sender.join(remaining().toMillis());
+    }
     return taken;
   }
 
