@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,10 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Before the real server opens its ports, runs a few thousand jobs through throwaway servers in
  * this JVM, in three rounds on a server each: enqueued in bulk and one by one, taken and
- * acknowledged over loopback HTTP. A fresh
- * JVM runs the request paths interpreted until its JIT compiles them, and on a small machine the
- * compiling competes with the requests: measured on 2 cores, a cold server under 500 jobs/s
- * delivered its first seconds of jobs with a p99 around one second. The same classes serve the
+ * acknowledged over loopback HTTP. A fresh JVM runs the request paths interpreted until its JIT
+ * compiles them, and on a small machine the compiling competes with the requests: measured on 2
+ * cores, a cold server under 500 jobs/s delivered its first seconds of jobs with a p99 around one
+ * second. The same classes serve the
  * real server afterwards, compiled. The throwaway servers live in a temporary directory, deleted
  * afterwards; nothing of them reaches the real data.
  */
@@ -59,15 +60,13 @@ final class WarmUp {
       long deadline = start + WarmUpTraffic.TIME_LIMIT.toNanos();
       int rehearsal = Math.min(jobs, REHEARSAL_JOBS);
       int singles = Math.min((jobs - rehearsal) / 3, SINGLE_ROUND_JOBS);
-      int[][] rounds = {
-          {rehearsal, REHEARSAL_BULK_PERCENT}, {jobs - rehearsal - singles, BULK_PERCENT},
-          {singles, 0}};
+      List<Round> rounds = List.of(new Round("rehearsal", rehearsal, REHEARSAL_BULK_PERCENT),
+          new Round("bulk", jobs - rehearsal - singles, BULK_PERCENT),
+          new Round("singles", singles, 0));
       int done = 0;
-      for (int round = 0; round < rounds.length; round++) {
-        if (rounds[round][0] > 0 && !stopRequested.getAsBoolean()
-            && System.nanoTime() < deadline) {
-          done += runOn(dir.resolve("round-" + round), engine, rounds[round][0],
-              rounds[round][1], stopRequested, deadline);
+      for (Round round : rounds) {
+        if (round.jobs() > 0 && !stopRequested.getAsBoolean() && System.nanoTime() < deadline) {
+          done += runOn(dir.resolve(round.name()), engine, round, stopRequested, deadline);
         }
       }
       LOG.info("warmed up with {} jobs in {} ms", done, (System.nanoTime() - start) / 1_000_000);
@@ -81,14 +80,17 @@ final class WarmUp {
     }
   }
 
-  private static int runOn(Path dir, EngineConfig engine, int jobs, int bulkPercent,
+  /** One round's jobs, {@code bulkPercent} of them enqueued in bulk, on a server of its own. */
+  private record Round(String name, int jobs, int bulkPercent) {}
+
+  private static int runOn(Path dir, EngineConfig engine, Round round,
       BooleanSupplier stopRequested, long deadlineNanos) throws Exception {
     ApiConfig api = new ApiConfig("127.0.0.1", 0, false, "127.0.0.1", 0, HEARTBEAT_MS,
         ServeCommand.defaultEventLoops());
     try (SluiceServer server = SluiceServer.start(new StoreConfig(dir.resolve("data"), CACHE_BYTES),
         engine, api, new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
       return new WarmUpTraffic("http://127.0.0.1:" + server.port(), stopRequested, deadlineNanos)
-          .run(jobs, bulkPercent);
+          .run(round.jobs(), round.bulkPercent());
     }
   }
 
