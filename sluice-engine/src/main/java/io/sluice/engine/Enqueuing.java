@@ -80,13 +80,12 @@ final class Enqueuing {
         answers.add(new Enqueued(holder.snapshot(false), true, false));
         continue;
       }
-      Job job = create(request, bindings.get(i), nowMs);
+      Job job = create(request, bindings.get(i), nowMs, answers);
       createdHere[i] = job;
       if (batching.opens(i)) {
         payloads.pin(job, request.payload());
         openBatches.open(job);
       }
-      answers.add(new Enqueued(job.snapshot(false), false, false));
     }
     batching.foldedPayloads().forEach((foldedInto, payload) -> {
       Job job = target(foldedInto, createdHere);
@@ -102,7 +101,12 @@ final class Enqueuing {
         : createdHere[((BatchPlan.CreatedHere) target).index()];
   }
 
-  private Job create(NewJob request, List<Binding> bindings, long nowMs) {
+  /**
+   * Creates the job and adds its answer: the record written and the answer share one snapshot,
+   * taken once the job is complete (a payload pinned afterwards is in neither).
+   */
+  private Job create(NewJob request, List<Binding> bindings, long nowMs,
+      List<Enqueued> answers) {
     long readyAtMs = request.readyAtMs() == null ? nowMs : request.readyAtMs();
     JobStatus status = readyAtMs > nowMs ? JobStatus.SCHEDULED : JobStatus.READY;
     Job job = new Job(request.id(), jobs.canonical(request.type()),
@@ -119,7 +123,9 @@ final class Enqueuing {
       claims.take(job);
     }
     budgets.track(job);
-    writes.enqueueWrite(JobWrites.create(job));
+    Mutation.PutJob record = JobWrites.create(job);
+    writes.enqueueWrite(record);
+    answers.add(new Enqueued(record.job(), false, false));
     writes.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
     payloads.offer(job, request.payload());
     writes.indexAfterCommit(job);

@@ -11,6 +11,7 @@ import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
@@ -54,6 +55,13 @@ public final class JobWriter {
     gen.writeEndObject();
   }
 
+  /** A job id as a string value, encoded from its ASCII bytes with no string in between. */
+  public static void writeId(JsonGenerator gen, JobId id) throws IOException {
+    byte[] text = new byte[JobId.TEXT_LENGTH];
+    id.renderInto(text, 0);
+    gen.writeUTF8String(text, 0, JobId.TEXT_LENGTH);
+  }
+
   /** An enqueue response element: the job without payload plus {@code duplicate}/{@code folded}. */
   public static void writeEnqueued(JsonGenerator gen, JobSnapshot job, boolean duplicate,
       boolean folded) throws IOException {
@@ -69,7 +77,7 @@ public final class JobWriter {
   private static void writeJobFields(JsonGenerator gen, JobSnapshot job, byte[] payload)
       throws IOException {
     gen.writeFieldName(ID);
-    gen.writeString(job.id().toString());
+    writeId(gen, job.id());
     gen.writeFieldName(TYPE);
     gen.writeString(job.type());
     gen.writeFieldName(QUEUE);

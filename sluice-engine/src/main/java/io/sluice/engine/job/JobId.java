@@ -117,12 +117,21 @@ public final class JobId implements Comparable<JobId> {
    */
   private String render() {
     byte[] out = new byte[TEXT_LENGTH];
+    renderInto(out, 0);
+    return new String(out, StandardCharsets.ISO_8859_1);
+  }
+
+  /**
+   * Writes the 25-character form as ASCII bytes at {@code offset}: an encoder that takes bytes
+   * needs no string made and copied out again.
+   */
+  public void renderInto(byte[] out, int offset) {
     long l0 = hi >>> 32;
     long l1 = hi & 0xFFFFFFFFL;
     long l2 = lo >>> 32;
     long l3 = lo & 0xFFFFFFFFL;
-    int pos = TEXT_LENGTH;
-    while (pos > 0) {
+    int pos = offset + TEXT_LENGTH;
+    while (pos > offset) {
       long q = divideByChunk(l0);
       long cur = ((l0 - q * CHUNK) << 32) | l1;
       l0 = q;
@@ -135,13 +144,12 @@ public final class JobId implements Comparable<JobId> {
       q = divideByChunk(cur);
       int digits = (int) (cur - q * CHUNK);
       l3 = q;
-      for (int i = 0; i < CHUNK_DIGITS && pos > 0; i++) {
+      for (int i = 0; i < CHUNK_DIGITS && pos > offset; i++) {
         int next = (int) ((digits * DIGIT_RECIPROCAL) >>> 32);
         out[--pos] = DIGITS[digits - next * 36];
         digits = next;
       }
     }
-    return new String(out, StandardCharsets.ISO_8859_1);
   }
 
   /** {@code n / 36^5} for {@code 0 <= n < 2^58}: a remainder shifted up by 32 bits stays below. */

@@ -3,6 +3,7 @@ package io.sluice.engine.job;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,10 @@ class JobIdTextTest {
   private static void check(long hi, long lo) {
     String text = new JobId(hi, lo).toString();
     assertThat(text).isEqualTo(reference(hi, lo));
+    byte[] framed = "<".repeat(JobId.TEXT_LENGTH + 6).getBytes(StandardCharsets.US_ASCII);
+    new JobId(hi, lo).renderInto(framed, 3);
+    assertThat(new String(framed, StandardCharsets.US_ASCII))
+        .isEqualTo("<<<" + reference(hi, lo) + "<<<");
     assertThat(JobId.parseOrNull(text)).isEqualTo(new JobId(hi, lo));
   }
 

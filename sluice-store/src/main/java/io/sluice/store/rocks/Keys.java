@@ -31,7 +31,12 @@ final class Keys {
   }
 
   static byte[] job(long hi, long lo) {
-    return ByteBuffer.allocate(JOB_KEY_LENGTH).putLong(hi).putLong(lo).array();
+    byte[] key = new byte[JOB_KEY_LENGTH];
+    for (int i = 0; i < 8; i++) {
+      key[i] = (byte) (hi >>> (56 - 8 * i));
+      key[8 + i] = (byte) (lo >>> (56 - 8 * i));
+    }
+    return key;
   }
 
   static JobId jobId(byte[] key) {

@@ -60,6 +60,11 @@ final class RecordCodec {
   private RecordCodec() {}
 
   static byte[] encodeJob(JobSnapshot job) {
+    return encodeJob(job, new RecordWriter()).toByteArray();
+  }
+
+  /** Writes the job's record to {@code out} (emptied first) and returns it. */
+  static RecordWriter encodeJob(JobSnapshot job, RecordWriter out) {
     RetentionPolicy retention = job.retention();
     int flags = (job.retryLimit() != null ? HAS_RETRY_LIMIT : 0)
         | (job.backoff() != null ? HAS_BACKOFF : 0)
@@ -67,7 +72,7 @@ final class RecordCodec {
         | (retention != null && retention.deadMs() != null ? HAS_DEAD_RETENTION : 0)
         | (job.unique() != null ? HAS_UNIQUE : 0)
         | (job.batch() != null ? HAS_BATCH : 0);
-    RecordWriter out = new RecordWriter()
+    out.reset()
         .writeByte(JOB_FORMAT)
         .writeString(job.type())
         .writeString(job.queue())
@@ -114,8 +119,7 @@ final class RecordCodec {
           .writeString(job.batch().when())
           .writeString(job.batch().fold());
     }
-    out.writeInt(job.errorRecords());
-    return out.toByteArray();
+    return out.writeInt(job.errorRecords());
   }
 
   /** What a job record is indexed under, read from the head of the record alone. */

@@ -6,7 +6,8 @@ import java.util.Arrays;
 /**
  * Appends primitive fields to a growing byte array, big-endian; strings are length-prefixed
  * UTF-8. The layout is what {@link java.io.DataOutputStream} writes, without its per-field locks
- * and calls: every job record goes through here on the engine thread.
+ * and calls: every job record goes through here on the engine thread. A writer can be
+ * {@link #reset} and filled again, so a commit encodes all its records in one array.
  */
 final class RecordWriter {
   private byte[] bytes = new byte[128];
@@ -38,6 +39,27 @@ final class RecordWriter {
   }
 
   RecordWriter writeString(String value) {
+    // Names are ASCII as a rule: written char by char, a string needs no encoded copy.
+    int chars = value.length();
+    ensure(4 + chars);
+    int start = length;
+    length += 4;
+    for (int i = 0; i < chars; i++) {
+      char c = value.charAt(i);
+      if (c >= 0x80) {
+        length = start;
+        return writeUtf8(value);
+      }
+      bytes[length++] = (byte) c;
+    }
+    int end = length;
+    length = start;
+    writeInt(chars);
+    length = end;
+    return this;
+  }
+
+  private RecordWriter writeUtf8(String value) {
     byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
     writeInt(utf8.length);
     ensure(utf8.length);
@@ -54,6 +76,21 @@ final class RecordWriter {
 
   byte[] toByteArray() {
     return Arrays.copyOf(bytes, length);
+  }
+
+  /** Empties the writer, keeping its array. */
+  RecordWriter reset() {
+    length = 0;
+    return this;
+  }
+
+  /** The array written to; its first {@link #length} bytes are the record. */
+  byte[] array() {
+    return bytes;
+  }
+
+  int length() {
+    return length;
   }
 
   private void ensure(int extra) {

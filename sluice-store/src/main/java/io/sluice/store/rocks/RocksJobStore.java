@@ -60,6 +60,12 @@ import org.slf4j.LoggerFactory;
 public final class RocksJobStore implements JobStore, StorageMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(RocksJobStore.class);
   private static final long MAX_SEQUENCE = 0xFFFFFFFFL;
+  /**
+   * One builder per committing thread (the engine's, the commit thread, a cluster's applier),
+   * reset for each batch: its buffers are reused rather than allocated and regrown per commit.
+   */
+  private static final ThreadLocal<BatchBuilder> BATCH_BUILDERS =
+      ThreadLocal.withInitial(BatchBuilder::new);
   /** Markers ({@link #writeSerialized}) live in the default family under this prefix. */
   private static final byte[] MARKER_PREFIX = bytes("marker/");
   /** How long closing waits for reads in progress (scans stop at their next step). */
@@ -265,7 +271,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
 
   /** {@code changes}, if not null, gets the commit's changes to the in-memory index. */
   private byte[] serialize(CommitBatch batch, List<IndexChange> changes) {
-    BatchBuilder writes = new BatchBuilder();
+    BatchBuilder writes = BATCH_BUILDERS.get().reset();
     for (Mutation mutation : batch.mutations()) {
       apply(writes, mutation, changes);
     }
@@ -373,7 +379,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private void apply(BatchBuilder writes, Mutation mutation, List<IndexChange> changes) {
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
-      writes.put(jobsId, key, RecordCodec.encodeJob(put.job()));
+      writes.put(jobsId, key, RecordCodec.encodeJob(put.job(), writes.valueWriter()));
       IndexEntry entry = IndexEntry.of(put.job(), put.previous());
       IndexWrites.replace(writes, indexId, key, put.previous(), entry);
       if (changes != null && entry != put.previous()) {

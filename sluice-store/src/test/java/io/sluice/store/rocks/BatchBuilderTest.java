@@ -113,4 +113,44 @@ class BatchBuilderTest {
         .containsExactly("5:put:g0/k", "5:delete:g0/k", "5:put:g1/k", "5:delete:g1/k");
     assertThat(records.subList(30, 80)).isEqualTo(expectedLast);
   }
+
+  /** Some records of every kind: plain and prefixed groups, more groups than lanes. */
+  private static void fill(BatchBuilder builder, int seed, int valueBytes) {
+    for (int i = 0; i < 30 + seed; i++) {
+      builder.put(2, bytes("job" + seed + "/" + i), new byte[valueBytes + i]);
+      byte[] prefix = bytes("g" + (i % (5 + seed)) + "/");
+      builder.put(5, prefix, bytes("g/" + i), new byte[0]);
+      builder.delete(3, bytes("old" + i));
+    }
+  }
+
+  @Test
+  void aResetBuilderBuildsWhatAFreshOneBuilds() {
+    BatchBuilder reused = new BatchBuilder();
+    // Earlier batches of other shapes, one with lanes grown past what a reset keeps.
+    fill(reused, 20, BatchBuilder.MAX_KEPT_LANE_BYTES / 20);
+    reused.serialized();
+    fill(reused.reset(), 3, 10);
+    reused.serialized();
+    for (int seed = 0; seed < 4; seed++) {
+      BatchBuilder fresh = new BatchBuilder();
+      fill(fresh, seed, 7);
+      fill(reused.reset(), seed, 7);
+      assertThat(reused.count()).isEqualTo(fresh.count());
+      assertThat(reused.serialized()).as("seed %d", seed).isEqualTo(fresh.serialized());
+    }
+  }
+
+  @Test
+  void aValueFromTheBuildersWriterIsStoredAsItsBytes() {
+    BatchBuilder fromWriter = new BatchBuilder();
+    BatchBuilder fromArray = new BatchBuilder();
+    for (int i = 0; i < 50; i++) {
+      RecordWriter value = fromWriter.valueWriter().writeString("value " + i).writeLong(i);
+      fromWriter.put(2, bytes("k" + i), value);
+      fromArray.put(2, bytes("k" + i),
+          new RecordWriter().writeString("value " + i).writeLong(i).toByteArray());
+    }
+    assertThat(fromWriter.serialized()).isEqualTo(fromArray.serialized());
+  }
 }

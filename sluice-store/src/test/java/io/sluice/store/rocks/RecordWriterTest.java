@@ -14,8 +14,10 @@ class RecordWriterTest {
   @Test
   void writesWhatADataOutputStreamWrote() throws IOException {
     Random random = new Random(17);
+    RecordWriter reused = new RecordWriter();
     for (int round = 0; round < 200; round++) {
-      RecordWriter writer = new RecordWriter();
+      // Every other round refills one writer: a reset leaves nothing of the last record behind.
+      RecordWriter writer = round % 2 == 0 ? new RecordWriter() : reused.reset();
       ByteArrayOutputStream expectedBytes = new ByteArrayOutputStream();
       DataOutputStream expected = new DataOutputStream(expectedBytes);
       for (int field = 0; field < 1 + random.nextInt(60); field++) {
@@ -41,7 +43,9 @@ class RecordWriterTest {
             expected.writeFloat(value);
           }
           case 4 -> {
-            String value = "é☃".repeat(random.nextInt(100)) + round;
+            // ASCII is written char by char; a later non-ASCII char starts the string again.
+            String value = "a".repeat(random.nextInt(300)) + "é☃".repeat(random.nextInt(3))
+                + "z".repeat(random.nextInt(3)) + round;
             writer.writeString(value);
             byte[] utf8 = value.getBytes(StandardCharsets.UTF_8);
             expected.writeInt(utf8.length);
