@@ -76,12 +76,13 @@ final class BatchPlan {
 
   /** The job request {@code index} folds into, or null if it creates a job. */
   Target foldTarget(int index) {
-    return folds.get(index);
+    // Checked first: a lookup boxes the index, for every job of a request that batches nothing.
+    return folds.isEmpty() ? null : folds.get(index);
   }
 
   /** True when request {@code index} creates the new open batch of its key. */
   boolean opens(int index) {
-    return opening.contains(index);
+    return !opening.isEmpty() && opening.contains(index);
   }
 
   /** Each folded-into job with its payload after the request's last fold into it. */

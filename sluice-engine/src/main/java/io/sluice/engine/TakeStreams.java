@@ -89,7 +89,7 @@ final class TakeStreams implements Dispatcher.Handover {
     observer.dispatched(job.queue(), Math.max(0, nowMs - job.readyAtMs()));
     claims.dispatched(job);
     openBatches.dispatched(job);
-    return job.snapshot(false).withPayload(payloads.take(job));
+    return job.snapshotWith(payloads.take(job));
   }
 
   /** Puts a job back in flight in the stream that held it, as it was (see Dispatcher#restore). */

@@ -37,4 +37,27 @@ class JobIdWritingTest {
       }
     }
   }
+
+  @Test
+  void manyIdsInOneBodyKeepTheirOwnText() throws IOException {
+    // The MessagePack generator holds on to an ASCII value's array until the body ends.
+    SplittableRandom random = new SplittableRandom(3);
+    JobId[] ids = new JobId[50];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = new JobId(random.nextLong(), random.nextLong());
+    }
+    for (Format format : Format.values()) {
+      byte[] fromBytes = encode(format, gen -> {
+        for (JobId id : ids) {
+          JobWriter.writeId(gen, id);
+        }
+      });
+      byte[] fromText = encode(format, gen -> {
+        for (JobId id : ids) {
+          gen.writeString(id.toString());
+        }
+      });
+      assertThat(fromBytes).as("%s", format).isEqualTo(fromText);
+    }
+  }
 }

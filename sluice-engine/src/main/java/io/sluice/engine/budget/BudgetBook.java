@@ -321,7 +321,11 @@ public final class BudgetBook {
 
   /** The job's bindings now commit it to its budgets (enqueue, rebinding, recovery). */
   public void track(Job job) {
-    for (Binding binding : job.budgets()) {
+    // Indexed, here and in untrack and release: on C1 a for-each over a job's bindings, most
+    // often none, allocates an iterator for every job.
+    List<Binding> bindings = job.budgets();
+    for (int i = 0; i < bindings.size(); i++) {
+      Binding binding = bindings.get(i);
       Budget budget = budgets.get(binding.key());
       if (budget != null) {
         budget.addUnfinished(binding.cost());
@@ -331,7 +335,9 @@ public final class BudgetBook {
 
   /** The job finished, was deleted or unbound: it no longer commits its budgets. */
   public void untrack(Job job) {
-    for (Binding binding : job.budgets()) {
+    List<Binding> bindings = job.budgets();
+    for (int i = 0; i < bindings.size(); i++) {
+      Binding binding = bindings.get(i);
       Budget budget = budgets.get(binding.key());
       if (budget != null) {
         budget.removeUnfinished(binding.cost());
@@ -453,7 +459,9 @@ public final class BudgetBook {
 
   /** The job left flight: concurrency budgets get its tokens back, then their heads are due. */
   public void release(Job job, long nowMs) {
-    for (Binding binding : job.budgets()) {
+    List<Binding> bindings = job.budgets();
+    for (int i = 0; i < bindings.size(); i++) {
+      Binding binding = bindings.get(i);
       Pool pool = poolOf(binding);
       if (pool == null) {
         continue;

@@ -99,8 +99,11 @@ final class RecordCodec {
     if ((flags & HAS_DEAD_RETENTION) != 0) {
       out.writeLong(retention.deadMs());
     }
-    out.writeInt(job.budgets().size());
-    for (Binding binding : job.budgets()) {
+    List<Binding> bindings = job.budgets();
+    out.writeInt(bindings.size());
+    // Indexed: on C1 a for-each allocates an iterator for every record, most with no bindings.
+    for (int i = 0; i < bindings.size(); i++) {
+      Binding binding = bindings.get(i);
       out.writeString(binding.key()).writeLong(binding.cost())
           .writeByte((binding.settledCost() != null ? HAS_SETTLED_COST : 0)
               | (binding.partition() != null ? HAS_PARTITION : 0));
