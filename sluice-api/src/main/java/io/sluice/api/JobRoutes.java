@@ -5,6 +5,7 @@ import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
 import io.sluice.api.wire.EnqueueParser;
+import io.sluice.api.wire.EnqueuedWriter;
 import io.sluice.api.wire.Fields;
 import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
@@ -111,7 +112,7 @@ final class JobRoutes {
           (eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
           answers -> {
             Enqueued answer = answers.get(0);
-            ex.send(answer.created() ? 201 : 200, gen -> JobWriter.writeEnqueued(gen,
+            ex.send(answer.created() ? 201 : 200, gen -> new EnqueuedWriter().write(gen,
                 answer.job(), answer.duplicate(), answer.folded()));
           });
     });
@@ -135,8 +136,9 @@ final class JobRoutes {
           answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
+            EnqueuedWriter writer = new EnqueuedWriter();
             for (Enqueued answer : answers) {
-              JobWriter.writeEnqueued(gen, answer.job(), answer.duplicate(), answer.folded());
+              writer.write(gen, answer.job(), answer.duplicate(), answer.folded());
             }
             gen.writeEndArray();
             gen.writeEndObject();

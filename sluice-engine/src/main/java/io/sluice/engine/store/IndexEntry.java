@@ -34,6 +34,21 @@ public record IndexEntry(String queue, String type, State state) {
     }
   }
 
+  /**
+   * Written out, as is {@link #hashCode}: a record's own go through method handles, which C1
+   * does not inline, and every job written looks its entry up.
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof IndexEntry other && state == other.state && queue.equals(other.queue)
+        && type.equals(other.type);
+  }
+
+  @Override
+  public int hashCode() {
+    return (queue.hashCode() * 31 + type.hashCode()) * 31 + state.hashCode();
+  }
+
   /** The entry for {@code job}. */
   public static IndexEntry of(JobSnapshot job) {
     return of(job.queue(), job.type(), job.status());

@@ -1,0 +1,111 @@
+package io.sluice.api.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.sluice.engine.job.BackoffPolicy;
+import io.sluice.engine.job.BatchConfig;
+import io.sluice.engine.job.Binding;
+import io.sluice.engine.job.Job;
+import io.sluice.engine.job.JobId;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.job.RetentionPolicy;
+import io.sluice.engine.job.UniqueKey;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/** The enqueue answers laid out byte by byte are exactly what the generic writer writes. */
+class EnqueuedWriterTest {
+  private static final String[] NAMES = {
+      "emails", "q", "a-b_c.d:e", "x".repeat(300), "with space", "quote\"d", "back\\slash",
+      "tab\there", "é", "☃snow", "ctrl\u0001", "tilde~", "del\u007f"};
+  private static final long[] NUMBERS = {
+      0, 1, 9, 10, 99, 100, 1_733_000_000_000L, Long.MAX_VALUE, -1, -10, Long.MIN_VALUE};
+
+  private static JobSnapshot job(SplittableRandom random) {
+    boolean plain = random.nextInt(3) > 0;
+    long[] times = new long[4];
+    for (int i = 0; i < times.length; i++) {
+      times[i] = random.nextBoolean() ? Job.NONE : number(random);
+    }
+    return new JobSnapshot(new JobId(random.nextLong(), random.nextLong()),
+        NAMES[random.nextInt(NAMES.length)], NAMES[random.nextInt(NAMES.length)],
+        random.nextInt(65_536), JobStatus.values()[random.nextInt(JobStatus.values().length)],
+        number(random), random.nextInt(1_000),
+        plain || random.nextBoolean() ? null : random.nextInt(100),
+        plain || random.nextBoolean() ? null : new BackoffPolicy(100, 2.5f, 10),
+        plain ? (random.nextBoolean() ? null : new RetentionPolicy(null, null))
+            : new RetentionPolicy(random.nextBoolean() ? null : 5_000L, 7_000L),
+        times[0], times[1], times[2], times[3], null,
+        plain || random.nextBoolean() ? List.of() : List.of(new Binding("b", 2)),
+        plain || random.nextBoolean() ? null : new UniqueKey("u", UniqueKey.Scope.ACTIVE),
+        plain || random.nextBoolean() ? null : new BatchConfig("k", "true", "."),
+        random.nextInt(5));
+  }
+
+  private static long number(SplittableRandom random) {
+    return random.nextBoolean() ? NUMBERS[random.nextInt(NUMBERS.length)] : random.nextLong();
+  }
+
+  private interface Answers {
+    void write(JsonGenerator gen, JobSnapshot job, boolean duplicate, boolean folded)
+        throws IOException;
+  }
+
+  /** A bulk answer's body: long enough to cross the generator's buffer many times. */
+  private static String body(Format format, List<JobSnapshot> jobs, long seed, Answers answers)
+      throws IOException {
+    SplittableRandom flags = new SplittableRandom(seed);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+      gen.writeStartObject();
+      gen.writeArrayFieldStart("jobs");
+      for (JobSnapshot job : jobs) {
+        answers.write(gen, job, flags.nextBoolean(), flags.nextBoolean());
+      }
+      gen.writeEndArray();
+      gen.writeEndObject();
+    }
+    return format == Format.JSON ? out.toString(java.nio.charset.StandardCharsets.UTF_8)
+        : java.util.HexFormat.of().formatHex(out.toByteArray());
+  }
+
+  @Test
+  void answersMatchTheGenericWriterInBothFormats() throws IOException {
+    SplittableRandom random = new SplittableRandom(82);
+    for (int round = 0; round < 20; round++) {
+      List<JobSnapshot> jobs = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        jobs.add(job(random));
+      }
+      for (Format format : Format.values()) {
+        EnqueuedWriter writer = new EnqueuedWriter();
+        String laidOut = body(format, jobs, round, writer::write);
+        String generic = body(format, jobs, round, JobWriter::writeEnqueued);
+        assertThat(laidOut).as("round %d in %s", round, format).isEqualTo(generic);
+      }
+    }
+  }
+
+  @Test
+  void aSingleAnswerMatchesTheGenericWriter() throws IOException {
+    SplittableRandom random = new SplittableRandom(1);
+    for (int i = 0; i < 2_000; i++) {
+      JobSnapshot job = job(random);
+      ByteArrayOutputStream laidOut = new ByteArrayOutputStream();
+      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(laidOut)) {
+        new EnqueuedWriter().write(gen, job, false, true);
+      }
+      ByteArrayOutputStream generic = new ByteArrayOutputStream();
+      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(generic)) {
+        JobWriter.writeEnqueued(gen, job, false, true);
+      }
+      assertThat(laidOut.toString()).isEqualTo(generic.toString());
+    }
+  }
+}
