@@ -2,6 +2,7 @@ package io.sluice.jmh;
 
 import io.sluice.api.wire.Bodies;
 import io.sluice.api.wire.EnqueueParser;
+import io.sluice.api.wire.EnqueuedWriter;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.engine.job.JobSnapshot;
@@ -47,8 +48,9 @@ public class WireBenchmark {
     return HotPathJobs.writeJson(out, gen -> {
       gen.writeStartObject();
       gen.writeArrayFieldStart("jobs");
+      EnqueuedWriter writer = new EnqueuedWriter();
       for (JobSnapshot job : jobs.jobs()) {
-        JobWriter.writeEnqueued(gen, job, false, false);
+        writer.write(gen, job, false, false);
       }
       gen.writeEndArray();
       gen.writeEndObject();
