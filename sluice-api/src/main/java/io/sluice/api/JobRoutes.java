@@ -5,12 +5,12 @@ import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
 import io.sluice.api.wire.EnqueueParser;
-import io.sluice.api.wire.EnqueuedWriter;
 import io.sluice.api.wire.Fields;
 import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
+import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.SettlementParser;
 import io.sluice.api.wire.StreamFormat;
 import io.sluice.engine.EngineLoop;
@@ -112,7 +112,7 @@ final class JobRoutes {
           (eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
           answers -> {
             Enqueued answer = answers.get(0);
-            ex.send(answer.created() ? 201 : 200, gen -> new EnqueuedWriter().write(gen,
+            ex.send(answer.created() ? 201 : 200, gen -> new PlainJobWriter().writeEnqueued(gen,
                 answer.job(), answer.duplicate(), answer.folded()));
           });
     });
@@ -136,9 +136,9 @@ final class JobRoutes {
           answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
-            EnqueuedWriter writer = new EnqueuedWriter();
+            PlainJobWriter writer = new PlainJobWriter();
             for (Enqueued answer : answers) {
-              writer.write(gen, answer.job(), answer.duplicate(), answer.folded());
+              writer.writeEnqueued(gen, answer.job(), answer.duplicate(), answer.folded());
             }
             gen.writeEndArray();
             gen.writeEndObject();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
+import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.StreamFormat;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.WorkerSession;
@@ -178,6 +179,7 @@ final class TakeStream implements JobSink {
     }
     try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(out)) {
       gen.setRootValueSeparator(null);
+      PlainJobWriter writer = new PlainJobWriter();
       while (next < jobs.size() && pending(gen, frames) < PIECE_BYTES) {
         JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
@@ -187,7 +189,7 @@ final class TakeStream implements JobSink {
         if (format == StreamFormat.SSE) {
           gen.writeRaw("data: ");
         }
-        JobWriter.writeJob(gen, job, payload);
+        writer.writeJob(gen, job, payload);
         gen.writeRaw(format == StreamFormat.SSE ? "\n\n" : "\n");
       }
     }

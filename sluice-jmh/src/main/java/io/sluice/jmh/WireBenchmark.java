@@ -2,9 +2,8 @@ package io.sluice.jmh;
 
 import io.sluice.api.wire.Bodies;
 import io.sluice.api.wire.EnqueueParser;
-import io.sluice.api.wire.EnqueuedWriter;
 import io.sluice.api.wire.Format;
-import io.sluice.api.wire.JobWriter;
+import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import java.io.ByteArrayOutputStream;
@@ -48,9 +47,9 @@ public class WireBenchmark {
     return HotPathJobs.writeJson(out, gen -> {
       gen.writeStartObject();
       gen.writeArrayFieldStart("jobs");
-      EnqueuedWriter writer = new EnqueuedWriter();
+      PlainJobWriter writer = new PlainJobWriter();
       for (JobSnapshot job : jobs.jobs()) {
-        writer.write(gen, job, false, false);
+        writer.writeEnqueued(gen, job, false, false);
       }
       gen.writeEndArray();
       gen.writeEndObject();
@@ -61,8 +60,9 @@ public class WireBenchmark {
   @OperationsPerInvocation(HotPathJobs.JOBS)
   public int writeTakeStreamLines() {
     return HotPathJobs.writeJson(out, gen -> {
+      PlainJobWriter writer = new PlainJobWriter();
       for (JobSnapshot job : jobs.jobs()) {
-        JobWriter.writeJob(gen, job, job.payload());
+        writer.writeJob(gen, job, job.payload());
         gen.writeRaw('\n');
       }
     });

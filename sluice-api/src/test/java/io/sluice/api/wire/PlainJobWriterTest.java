@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** The enqueue answers laid out byte by byte are exactly what the generic writer writes. */
-class EnqueuedWriterTest {
+/** Jobs and enqueue answers laid out byte by byte are exactly what the generic writer writes. */
+class PlainJobWriterTest {
   private static final String[] NAMES = {
       "emails", "q", "a-b_c.d:e", "x".repeat(300), "with space", "quote\"d", "back\\slash",
       "tab\there", "é", "☃snow", "ctrl\u0001", "tilde~", "del\u007f"};
@@ -84,8 +84,8 @@ class EnqueuedWriterTest {
         jobs.add(job(random));
       }
       for (Format format : Format.values()) {
-        EnqueuedWriter writer = new EnqueuedWriter();
-        String laidOut = body(format, jobs, round, writer::write);
+        PlainJobWriter writer = new PlainJobWriter();
+        String laidOut = body(format, jobs, round, writer::writeEnqueued);
         String generic = body(format, jobs, round, JobWriter::writeEnqueued);
         assertThat(laidOut).as("round %d in %s", round, format).isEqualTo(generic);
       }
@@ -99,7 +99,7 @@ class EnqueuedWriterTest {
       JobSnapshot job = job(random);
       ByteArrayOutputStream laidOut = new ByteArrayOutputStream();
       try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(laidOut)) {
-        new EnqueuedWriter().write(gen, job, false, true);
+        new PlainJobWriter().writeEnqueued(gen, job, false, true);
       }
       ByteArrayOutputStream generic = new ByteArrayOutputStream();
       try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(generic)) {
@@ -107,5 +107,54 @@ class EnqueuedWriterTest {
       }
       assertThat(laidOut.toString()).isEqualTo(generic.toString());
     }
+  }
+
+  private static final byte[][] PAYLOADS = {
+      null, "null".getBytes(), "{}".getBytes(), "[1,2.5,\"x\"]".getBytes(),
+      "{\"name\":\"é☃\",\"n\":-3}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+      ("\"" + "y".repeat(4_094) + "\"").getBytes(), ("\"" + "z".repeat(9_000) + "\"").getBytes()};
+
+  /** Take-stream lines: the job with its payload, or without when there is none. */
+  @Test
+  void jobsWithTheirPayloadsMatchTheGenericWriter() throws IOException {
+    SplittableRandom random = new SplittableRandom(64);
+    for (int round = 0; round < 20; round++) {
+      List<JobSnapshot> jobs = new ArrayList<>();
+      List<byte[]> payloads = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        jobs.add(job(random));
+        payloads.add(PAYLOADS[random.nextInt(PAYLOADS.length)]);
+      }
+      for (Format format : Format.values()) {
+        PlainJobWriter writer = new PlainJobWriter();
+        String laidOut = lines(format, jobs, payloads,
+            (gen, job, payload) -> writer.writeJob(gen, job, payload));
+        String generic = lines(format, jobs, payloads, JobWriter::writeJob);
+        assertThat(laidOut).as("round %d in %s", round, format).isEqualTo(generic);
+      }
+    }
+  }
+
+  private interface Jobs {
+    void write(JsonGenerator gen, JobSnapshot job, byte[] payload) throws IOException;
+  }
+
+  /** Jobs one per line at the root, as a take stream writes them. */
+  private static String lines(Format format, List<JobSnapshot> jobs, List<byte[]> payloads,
+      Jobs writer) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+      if (format == Format.JSON) {
+        gen.setRootValueSeparator(null);
+      }
+      for (int i = 0; i < jobs.size(); i++) {
+        writer.write(gen, jobs.get(i), payloads.get(i));
+        if (format == Format.JSON) {
+          gen.writeRaw("\n");
+        }
+      }
+    }
+    return format == Format.JSON ? out.toString(java.nio.charset.StandardCharsets.UTF_8)
+        : java.util.HexFormat.of().formatHex(out.toByteArray());
   }
 }

@@ -15,21 +15,24 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Writes enqueue answers (API.md §8.2), the same as {@link JobWriter#writeEnqueued}. In JSON, the
- * answer of a plain job (no overrides, unique key, batch or budgets, and names that need no
- * escaping) is laid out here byte by byte and handed to the generator as one raw value: a bulk
- * enqueue answers every job, and field-by-field generation was a seventh of the event loop's
- * time under bulk enqueue. Anything else goes through {@link JobWriter}.
+ * Writes enqueue answers (API.md §8.2) and jobs (§6.1), the same as {@link JobWriter}. In JSON,
+ * a plain job (no overrides, unique key, batch or budgets, and names that need no escaping) is
+ * laid out here byte by byte and handed to the generator as one raw value: a bulk enqueue
+ * answers every job and a take stream writes every job, and field-by-field generation was a
+ * seventh of the event loop's time under bulk enqueue. Anything else goes through
+ * {@link JobWriter}.
  *
- * <p>One writer serves one body at a time: it reuses its buffer from answer to answer.
+ * <p>One writer serves one body at a time: it reuses its buffer from job to job.
  */
-public final class EnqueuedWriter {
+public final class PlainJobWriter {
   private static final byte[] ID = ascii("{\"id\":\"");
   private static final byte[] TYPE = ascii("\",\"type\":\"");
   private static final byte[] QUEUE = ascii("\",\"queue\":\"");
   private static final byte[] PRIORITY = ascii("\",\"priority\":");
   private static final byte[] STATUS = ascii(",\"status\":\"");
-  private static final byte[] READY_AT = ascii("\",\"ready_at\":");
+  private static final byte[] PAYLOAD = ascii("\",\"payload\":");
+  private static final byte[] READY_AT_AFTER_STATUS = ascii("\",\"ready_at\":");
+  private static final byte[] READY_AT_AFTER_PAYLOAD = ascii(",\"ready_at\":");
   private static final byte[] ATTEMPTS = ascii(",\"attempts\":");
   private static final byte[] DEQUEUED_AT = ascii(",\"dequeued_at\":");
   private static final byte[] FAILED_AT = ascii(",\"failed_at\":");
@@ -39,16 +42,34 @@ public final class EnqueuedWriter {
   private static final byte[] DUPLICATE_FALSE = ascii(",\"duplicate\":false");
   private static final byte[] FOLDED_TRUE = ascii(",\"folded\":true}");
   private static final byte[] FOLDED_FALSE = ascii(",\"folded\":false}");
+  private static final byte[] END = ascii("}");
   private static final byte[][] STATUS_NAMES = statusNames();
+  /** A larger payload is copied once by the generic writer rather than twice here. */
+  private static final int MAX_LAID_OUT_PAYLOAD = 4096;
 
-  private final Answer answer = new Answer();
+  private final Layout layout = new Layout();
 
-  public void write(JsonGenerator gen, JobSnapshot job, boolean duplicate, boolean folded)
-      throws IOException {
-    if (gen instanceof UTF8JsonGenerator && answer.layOut(job, duplicate, folded)) {
-      gen.writeRawValue(answer);
+  /** An enqueue answer: the job without payload, with {@code duplicate} and {@code folded}. */
+  public void writeEnqueued(JsonGenerator gen, JobSnapshot job, boolean duplicate,
+      boolean folded) throws IOException {
+    if (gen instanceof UTF8JsonGenerator && layout.job(job, null)) {
+      layout.append(duplicate ? DUPLICATE_TRUE : DUPLICATE_FALSE);
+      layout.append(folded ? FOLDED_TRUE : FOLDED_FALSE);
+      gen.writeRawValue(layout);
     } else {
       JobWriter.writeEnqueued(gen, job, duplicate, folded);
+    }
+  }
+
+  /** A job, with its payload (stored canonical JSON) when {@code payload} is not null. */
+  public void writeJob(JsonGenerator gen, JobSnapshot job, byte[] payload) throws IOException {
+    if (gen instanceof UTF8JsonGenerator
+        && (payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD)
+        && layout.job(job, payload)) {
+      layout.append(END);
+      gen.writeRawValue(layout);
+    } else {
+      JobWriter.writeJob(gen, job, payload);
     }
   }
 
@@ -65,13 +86,18 @@ public final class EnqueuedWriter {
     return names;
   }
 
-  /** One answer's JSON text, ASCII only, as a raw value the generator copies. */
-  private static final class Answer implements SerializableString {
+  /** One job's JSON text, as a raw value the generator copies. */
+  private static final class Layout implements SerializableString {
+    private static final long CHUNK = 1_000_000_000L;
+    private static final int CHUNK_DIGITS = 9;
     private byte[] bytes = new byte[256];
     private int length;
 
-    /** Lays the answer out; false when the job is not plain and the generic writer must. */
-    boolean layOut(JobSnapshot job, boolean duplicate, boolean folded) {
+    /**
+     * Lays the job's fields out, short of its closing brace; false when the job is not plain and
+     * the generic writer must.
+     */
+    boolean job(JobSnapshot job, byte[] payload) {
       RetentionPolicy retention = job.retention();
       if (job.retryLimit() != null || job.backoff() != null
           || (retention != null && !retention.isEmpty()) || job.unique() != null
@@ -95,7 +121,13 @@ public final class EnqueuedWriter {
       appendNumber(job.priority());
       append(STATUS);
       append(STATUS_NAMES[job.status().ordinal()]);
-      append(READY_AT);
+      if (payload != null) {
+        append(PAYLOAD);
+        append(payload);
+        append(READY_AT_AFTER_PAYLOAD);
+      } else {
+        append(READY_AT_AFTER_STATUS);
+      }
       appendNumber(job.readyAtMs());
       append(ATTEMPTS);
       appendNumber(job.attempts());
@@ -103,8 +135,6 @@ public final class EnqueuedWriter {
       appendTime(FAILED_AT, job.failedAtMs());
       appendTime(COMPLETED_AT, job.completedAtMs());
       appendTime(PURGE_AT, job.purgeAtMs());
-      append(duplicate ? DUPLICATE_TRUE : DUPLICATE_FALSE);
-      append(folded ? FOLDED_TRUE : FOLDED_FALSE);
       return true;
     }
 
@@ -135,7 +165,11 @@ public final class EnqueuedWriter {
       }
     }
 
-    /** The decimal form {@link Long#toString(long)} gives. */
+    /**
+     * The decimal form {@link Long#toString(long)} gives. On C1 a division stays a division, a
+     * 64-bit one dear: nine digits at a time are split off with one, and each digit of a chunk
+     * comes from a multiplication by the reciprocal of ten.
+     */
     private void appendNumber(long value) {
       ensure(20);
       if (value < 0) {
@@ -146,15 +180,40 @@ public final class EnqueuedWriter {
         bytes[length++] = '-';
         value = -value;
       }
-      int digits = 1;
-      for (long rest = value / 10; rest != 0; rest /= 10) {
-        digits++;
+      if (value < CHUNK) {
+        appendChunk((int) value, false);
+      } else if (value < CHUNK * CHUNK) {
+        long high = value / CHUNK;
+        appendChunk((int) high, false);
+        appendChunk((int) (value - high * CHUNK), true);
+      } else {
+        long high = value / CHUNK;
+        long top = high / CHUNK;
+        appendChunk((int) top, false);
+        appendChunk((int) (high - top * CHUNK), true);
+        appendChunk((int) (value - high * CHUNK), true);
+      }
+    }
+
+    /** {@code chunk} below 10^9, zero-padded to nine digits when it follows another. */
+    private void appendChunk(int chunk, boolean padded) {
+      int digits = padded ? CHUNK_DIGITS : 1;
+      if (!padded) {
+        for (int rest = chunk; rest >= 10; rest = divideByTen(rest)) {
+          digits++;
+        }
       }
       for (int at = length + digits - 1; at >= length; at--) {
-        bytes[at] = (byte) ('0' + value % 10);
-        value /= 10;
+        int next = divideByTen(chunk);
+        bytes[at] = (byte) ('0' + chunk - next * 10);
+        chunk = next;
       }
       length += digits;
+    }
+
+    /** {@code n / 10} for {@code 0 <= n < 2^31}. */
+    private static int divideByTen(int n) {
+      return (int) ((n * 0xCCCCCCCDL) >>> 35);
     }
 
     private void ensure(int extra) {
@@ -172,7 +231,7 @@ public final class EnqueuedWriter {
       return length;
     }
 
-    /** What the generator writes when its buffer lacks room for the whole answer. */
+    /** What the generator writes when its buffer lacks room for the whole job. */
     @Override
     public byte[] asUnquotedUTF8() {
       return Arrays.copyOf(bytes, length);
@@ -180,23 +239,22 @@ public final class EnqueuedWriter {
 
     @Override
     public String getValue() {
-      return new String(bytes, 0, length, StandardCharsets.US_ASCII);
+      return new String(bytes, 0, length, StandardCharsets.UTF_8);
     }
 
     @Override
     public int charLength() {
-      return length;
+      return getValue().length();
     }
 
     @Override
     public int appendUnquoted(char[] buffer, int offset) {
-      if (offset + length > buffer.length) {
+      String value = getValue();
+      if (offset + value.length() > buffer.length) {
         return -1;
       }
-      for (int i = 0; i < length; i++) {
-        buffer[offset + i] = (char) bytes[i];
-      }
-      return length;
+      value.getChars(0, value.length(), buffer, offset);
+      return value.length();
     }
 
     @Override
@@ -216,32 +274,32 @@ public final class EnqueuedWriter {
 
     @Override
     public char[] asQuotedChars() {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
 
     @Override
     public byte[] asQuotedUTF8() {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
 
     @Override
     public int appendQuotedUTF8(byte[] buffer, int offset) {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
 
     @Override
     public int appendQuoted(char[] buffer, int offset) {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
 
     @Override
     public int writeQuotedUTF8(OutputStream out) {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
 
     @Override
     public int putQuotedUTF8(ByteBuffer buffer) {
-      throw new UnsupportedOperationException("an answer is a raw value, never quoted");
+      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
   }
 }
