@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.SerializedString;
 import com.fasterxml.jackson.core.json.JsonGeneratorImpl;
+import com.fasterxml.jackson.core.json.UTF8JsonGenerator;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.BackoffPolicy;
 import io.sluice.engine.job.BatchConfig;
@@ -18,6 +19,7 @@ import io.sluice.engine.job.RetentionPolicy;
 import io.sluice.engine.job.UniqueKey;
 import java.io.IOException;
 import java.math.BigInteger;
+import org.msgpack.jackson.dataformat.MessagePackGenerator;
 
 /**
  * Writes jobs and error records in their wire shapes (API.md §6) to any Jackson generator, so one
@@ -55,8 +57,17 @@ public final class JobWriter {
     gen.writeEndObject();
   }
 
-  /** A job id as a string value, encoded from its ASCII bytes with no string in between. */
+  /**
+   * A job id as a string value, encoded from its ASCII bytes with no string in between where the
+   * generator takes bytes; a generator writing chars (the events feed's) cannot, and gets text.
+   */
   public static void writeId(JsonGenerator gen, JobId id) throws IOException {
+    if (!(gen instanceof UTF8JsonGenerator || gen instanceof MessagePackGenerator)) {
+      gen.writeString(id.toString());
+      return;
+    }
+    // A fresh array each time: the MessagePack generator keeps an ASCII value's array until
+    // the body ends.
     byte[] text = new byte[JobId.TEXT_LENGTH];
     id.renderInto(text, 0);
     gen.writeUTF8String(text, 0, JobId.TEXT_LENGTH);
@@ -164,7 +175,7 @@ public final class JobWriter {
   /** Payloads are stored as canonical JSON: spliced raw into JSON, transcoded otherwise. */
   public static void writePayload(JsonGenerator gen, byte[] payloadJson) throws IOException {
     if (gen instanceof JsonGeneratorImpl) {
-      gen.writeRawValue(new RawJson(payloadJson));
+      gen.writeRawValue(RawJson.of(payloadJson));
       return;
     }
     try (JsonParser parser = PAYLOAD_PARSERS.createParser(payloadJson)) {

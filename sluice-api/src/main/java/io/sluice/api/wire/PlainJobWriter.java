@@ -1,7 +1,6 @@
 package io.sluice.api.wire;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.json.UTF8JsonGenerator;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
@@ -9,8 +8,6 @@ import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -52,7 +49,7 @@ public final class PlainJobWriter {
   /** An enqueue answer: the job without payload, with {@code duplicate} and {@code folded}. */
   public void writeEnqueued(JsonGenerator gen, JobSnapshot job, boolean duplicate,
       boolean folded) throws IOException {
-    if (gen instanceof UTF8JsonGenerator && layout.job(job, null)) {
+    if (laysOut(gen) && layout.job(job, null)) {
       layout.append(duplicate ? DUPLICATE_TRUE : DUPLICATE_FALSE);
       layout.append(folded ? FOLDED_TRUE : FOLDED_FALSE);
       gen.writeRawValue(layout);
@@ -63,14 +60,19 @@ public final class PlainJobWriter {
 
   /** A job, with its payload (stored canonical JSON) when {@code payload} is not null. */
   public void writeJob(JsonGenerator gen, JobSnapshot job, byte[] payload) throws IOException {
-    if (gen instanceof UTF8JsonGenerator
-        && (payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD)
+    if (laysOut(gen) && (payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD)
         && layout.job(job, payload)) {
       layout.append(END);
       gen.writeRawValue(layout);
     } else {
       JobWriter.writeJob(gen, job, payload);
     }
+  }
+
+  /** A plain JSON generator: its own output would be what is laid out here. */
+  private static boolean laysOut(JsonGenerator gen) {
+    return gen instanceof UTF8JsonGenerator && gen.getPrettyPrinter() == null
+        && gen.getCharacterEscapes() == null;
   }
 
   private static byte[] ascii(String text) {
@@ -87,7 +89,7 @@ public final class PlainJobWriter {
   }
 
   /** One job's JSON text, as a raw value the generator copies. */
-  private static final class Layout implements SerializableString {
+  private static final class Layout extends RawJson {
     private static final long CHUNK = 1_000_000_000L;
     private static final int CHUNK_DIGITS = 9;
     private byte[] bytes = new byte[256];
@@ -223,83 +225,13 @@ public final class PlainJobWriter {
     }
 
     @Override
-    public int appendUnquotedUTF8(byte[] buffer, int offset) {
-      if (offset + length > buffer.length) {
-        return -1;
-      }
-      System.arraycopy(bytes, 0, buffer, offset, length);
+    byte[] utf8() {
+      return bytes;
+    }
+
+    @Override
+    int utf8Length() {
       return length;
-    }
-
-    /** What the generator writes when its buffer lacks room for the whole job. */
-    @Override
-    public byte[] asUnquotedUTF8() {
-      return Arrays.copyOf(bytes, length);
-    }
-
-    @Override
-    public String getValue() {
-      return new String(bytes, 0, length, StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public int charLength() {
-      return getValue().length();
-    }
-
-    @Override
-    public int appendUnquoted(char[] buffer, int offset) {
-      String value = getValue();
-      if (offset + value.length() > buffer.length) {
-        return -1;
-      }
-      value.getChars(0, value.length(), buffer, offset);
-      return value.length();
-    }
-
-    @Override
-    public int writeUnquotedUTF8(OutputStream out) throws IOException {
-      out.write(bytes, 0, length);
-      return length;
-    }
-
-    @Override
-    public int putUnquotedUTF8(ByteBuffer buffer) {
-      if (buffer.remaining() < length) {
-        return -1;
-      }
-      buffer.put(bytes, 0, length);
-      return length;
-    }
-
-    @Override
-    public char[] asQuotedChars() {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
-    }
-
-    @Override
-    public byte[] asQuotedUTF8() {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
-    }
-
-    @Override
-    public int appendQuotedUTF8(byte[] buffer, int offset) {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
-    }
-
-    @Override
-    public int appendQuoted(char[] buffer, int offset) {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
-    }
-
-    @Override
-    public int writeQuotedUTF8(OutputStream out) {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
-    }
-
-    @Override
-    public int putQuotedUTF8(ByteBuffer buffer) {
-      throw new UnsupportedOperationException("a job is a raw value, never quoted");
     }
   }
 }

@@ -5,25 +5,37 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
- * Stored JSON text handed to a generator as a raw value, so that a byte-based generator copies
- * its bytes instead of decoding them into a string and encoding them back.
+ * JSON text handed to a generator as a raw value, so that a byte-based generator copies its
+ * bytes instead of decoding them into a string and encoding them back. The text is the first
+ * {@link #utf8Length} bytes of {@link #utf8}; a raw value is never quoted.
  */
-final class RawJson implements SerializableString {
-  private final byte[] utf8;
-  private String text;
+abstract class RawJson implements SerializableString {
+  /** The stored JSON text in {@code utf8}, whole. */
+  static RawJson of(byte[] utf8) {
+    return new RawJson() {
+      @Override
+      byte[] utf8() {
+        return utf8;
+      }
 
-  RawJson(byte[] utf8) {
-    this.utf8 = utf8;
+      @Override
+      int utf8Length() {
+        return utf8.length;
+      }
+    };
   }
+
+  /** The array holding the text, from its first byte. */
+  abstract byte[] utf8();
+
+  abstract int utf8Length();
 
   @Override
   public String getValue() {
-    if (text == null) {
-      text = new String(utf8, StandardCharsets.UTF_8);
-    }
-    return text;
+    return new String(utf8(), 0, utf8Length(), StandardCharsets.UTF_8);
   }
 
   @Override
@@ -32,13 +44,49 @@ final class RawJson implements SerializableString {
   }
 
   @Override
-  public char[] asQuotedChars() {
-    throw new UnsupportedOperationException("raw JSON is never quoted");
+  public byte[] asUnquotedUTF8() {
+    byte[] utf8 = utf8();
+    return utf8.length == utf8Length() ? utf8 : Arrays.copyOf(utf8, utf8Length());
   }
 
   @Override
-  public byte[] asUnquotedUTF8() {
-    return utf8;
+  public int appendUnquotedUTF8(byte[] buffer, int offset) {
+    int length = utf8Length();
+    if (offset + length > buffer.length) {
+      return -1;
+    }
+    System.arraycopy(utf8(), 0, buffer, offset, length);
+    return length;
+  }
+
+  @Override
+  public int appendUnquoted(char[] buffer, int offset) {
+    String value = getValue();
+    if (offset + value.length() > buffer.length) {
+      return -1;
+    }
+    value.getChars(0, value.length(), buffer, offset);
+    return value.length();
+  }
+
+  @Override
+  public int writeUnquotedUTF8(OutputStream out) throws IOException {
+    out.write(utf8(), 0, utf8Length());
+    return utf8Length();
+  }
+
+  @Override
+  public int putUnquotedUTF8(ByteBuffer buffer) {
+    if (buffer.remaining() < utf8Length()) {
+      return -1;
+    }
+    buffer.put(utf8(), 0, utf8Length());
+    return utf8Length();
+  }
+
+  @Override
+  public char[] asQuotedChars() {
+    throw new UnsupportedOperationException("raw JSON is never quoted");
   }
 
   @Override
@@ -57,46 +105,12 @@ final class RawJson implements SerializableString {
   }
 
   @Override
-  public int appendUnquotedUTF8(byte[] buffer, int offset) {
-    if (offset + utf8.length > buffer.length) {
-      return -1;
-    }
-    System.arraycopy(utf8, 0, buffer, offset, utf8.length);
-    return utf8.length;
-  }
-
-  @Override
-  public int appendUnquoted(char[] buffer, int offset) {
-    String value = getValue();
-    if (offset + value.length() > buffer.length) {
-      return -1;
-    }
-    value.getChars(0, value.length(), buffer, offset);
-    return value.length();
-  }
-
-  @Override
   public int writeQuotedUTF8(OutputStream out) {
     throw new UnsupportedOperationException("raw JSON is never quoted");
   }
 
   @Override
-  public int writeUnquotedUTF8(OutputStream out) throws IOException {
-    out.write(utf8);
-    return utf8.length;
-  }
-
-  @Override
   public int putQuotedUTF8(ByteBuffer buffer) {
     throw new UnsupportedOperationException("raw JSON is never quoted");
-  }
-
-  @Override
-  public int putUnquotedUTF8(ByteBuffer buffer) {
-    if (buffer.remaining() < utf8.length) {
-      return -1;
-    }
-    buffer.put(utf8);
-    return utf8.length;
   }
 }

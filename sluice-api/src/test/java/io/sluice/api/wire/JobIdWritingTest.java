@@ -60,4 +60,17 @@ class JobIdWritingTest {
       assertThat(fromBytes).as("%s", format).isEqualTo(fromText);
     }
   }
+
+  @Test
+  void aGeneratorWritingCharsGetsTheIdAsText() throws IOException {
+    // The events feed writes its messages to a StringWriter.
+    JobId id = new JobId(42, 4242);
+    java.io.StringWriter text = new java.io.StringWriter();
+    try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(text)) {
+      gen.writeStartArray();
+      JobWriter.writeId(gen, id);
+      gen.writeEndArray();
+    }
+    assertThat(text.toString()).isEqualTo("[\"" + id + "\"]");
+  }
 }

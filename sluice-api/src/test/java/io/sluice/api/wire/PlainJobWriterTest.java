@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 class PlainJobWriterTest {
   private static final String[] NAMES = {
       "emails", "q", "a-b_c.d:e", "x".repeat(300), "with space", "quote\"d", "back\\slash",
-      "tab\there", "é", "☃snow", "ctrl\u0001", "tilde~", "del\u007f"};
+      "tab\there", "é", "☃snow", "ctrl\u0001", "tilde~", "del\u007f", "a/b"};
   private static final long[] NUMBERS = {
       0, 1, 9, 10, 99, 100, 1_733_000_000_000L, Long.MAX_VALUE, -1, -10, Long.MIN_VALUE};
 
@@ -35,7 +35,8 @@ class PlainJobWriterTest {
     }
     return new JobSnapshot(new JobId(random.nextLong(), random.nextLong()),
         NAMES[random.nextInt(NAMES.length)], NAMES[random.nextInt(NAMES.length)],
-        random.nextInt(65_536), JobStatus.values()[random.nextInt(JobStatus.values().length)],
+        random.nextInt(8) == 0 ? -random.nextInt(70_000) : random.nextInt(65_536),
+        JobStatus.values()[random.nextInt(JobStatus.values().length)],
         number(random), random.nextInt(1_000),
         plain || random.nextBoolean() ? null : random.nextInt(100),
         plain || random.nextBoolean() ? null : new BackoffPolicy(100, 2.5f, 10),
@@ -156,5 +157,30 @@ class PlainJobWriterTest {
     }
     return format == Format.JSON ? out.toString(java.nio.charset.StandardCharsets.UTF_8)
         : java.util.HexFormat.of().formatHex(out.toByteArray());
+  }
+
+  @Test
+  void aGeneratorThatFormatsItsOutputGetsTheGenericWriters() throws IOException {
+    SplittableRandom random = new SplittableRandom(7);
+    for (int i = 0; i < 200; i++) {
+      JobSnapshot job = job(random);
+      java.io.StringWriter text = new java.io.StringWriter();
+      ByteArrayOutputStream laidOut = new ByteArrayOutputStream();
+      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(laidOut)) {
+        gen.useDefaultPrettyPrinter();
+        new PlainJobWriter().writeJob(gen, job, "{\"a\":1}".getBytes());
+      }
+      ByteArrayOutputStream generic = new ByteArrayOutputStream();
+      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(generic)) {
+        gen.useDefaultPrettyPrinter();
+        JobWriter.writeJob(gen, job, "{\"a\":1}".getBytes());
+      }
+      assertThat(laidOut.toString()).isEqualTo(generic.toString());
+      // And a generator writing chars, as the events feed's does.
+      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(text)) {
+        new PlainJobWriter().writeEnqueued(gen, job, true, false);
+      }
+      assertThat(text.toString()).startsWith("{\"id\":\"" + job.id() + "\"");
+    }
   }
 }

@@ -3,6 +3,7 @@ package io.sluice.engine.store;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -40,13 +41,13 @@ public record IndexEntry(String queue, String type, State state) {
    */
   @Override
   public boolean equals(Object o) {
-    return o instanceof IndexEntry other && state == other.state && queue.equals(other.queue)
-        && type.equals(other.type);
+    return o instanceof IndexEntry other && state == other.state
+        && Objects.equals(queue, other.queue) && Objects.equals(type, other.type);
   }
 
   @Override
   public int hashCode() {
-    return (queue.hashCode() * 31 + type.hashCode()) * 31 + state.hashCode();
+    return (Objects.hashCode(queue) * 31 + Objects.hashCode(type)) * 31 + Objects.hashCode(state);
   }
 
   /** The entry for {@code job}. */

@@ -34,8 +34,11 @@ final class BatchBuilder {
   static final byte TYPE_CF_VALUE = 0x5;
   /** Lanes of their own: past {@code MAX_LANES - 1} groups, new ones share one lane. */
   private static final int MAX_LANES = 16;
-  /** A lane's array kept across a reset at most this large: one huge batch is not held on to. */
-  static final int MAX_KEPT_LANE_BYTES = 1 << 20;
+  /**
+   * A lane's array (and the value writer's) kept across a reset at most this large: one huge
+   * batch is not held on to. A thousand-job commit's lanes stay below it.
+   */
+  static final int MAX_KEPT_LANE_BYTES = 256 << 10;
 
   /** The lanes in use, then (past {@code laneCount}) lanes kept from earlier batches. */
   private final Lane[] lanes = new Lane[MAX_LANES];
@@ -43,7 +46,7 @@ final class BatchBuilder {
   /** The groups met once every lane was taken, in call order; written last. */
   private Lane overflow;
   private int count;
-  private final RecordWriter values = new RecordWriter();
+  private RecordWriter values = new RecordWriter();
 
   /** Empties the builder for the next batch, keeping its lanes' arrays. */
   BatchBuilder reset() {
@@ -55,6 +58,9 @@ final class BatchBuilder {
       overflow.clear();
     }
     count = 0;
+    if (values.array().length > MAX_KEPT_LANE_BYTES) {
+      values = new RecordWriter();
+    }
     return this;
   }
 
