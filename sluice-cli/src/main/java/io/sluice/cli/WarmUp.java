@@ -20,9 +20,8 @@ import org.slf4j.LoggerFactory;
  * acknowledged over loopback HTTP. A fresh JVM runs the request paths interpreted until its JIT
  * compiles them, and on a small machine the compiling competes with the requests: measured on 2
  * cores, a cold server under 500 jobs/s delivered its first seconds of jobs with a p99 around one
- * second. The same classes serve the
- * real server afterwards, compiled. The throwaway servers live in a temporary directory, deleted
- * afterwards; nothing of them reaches the real data.
+ * second. The same classes serve the real server afterwards, compiled. The throwaway servers
+ * live in a temporary directory, deleted afterwards; nothing of them reaches the real data.
  */
 final class WarmUp {
   private static final Logger LOG = LoggerFactory.getLogger(WarmUp.class);

@@ -163,6 +163,11 @@ public final class JobWriter {
     }
   }
 
+  /** A status's wire name, its UTF-8 bytes encoded once. */
+  static SerializableString statusName(JobStatus status) {
+    return STATUS_NAMES[status.ordinal()];
+  }
+
   private static SerializableString[] statusNames() {
     JobStatus[] statuses = JobStatus.values();
     SerializableString[] names = new SerializableString[statuses.length];

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.json.UTF8JsonGenerator;
 import io.sluice.engine.job.Job;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
-import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +39,6 @@ public final class PlainJobWriter {
   private static final byte[] FOLDED_TRUE = ascii(",\"folded\":true}");
   private static final byte[] FOLDED_FALSE = ascii(",\"folded\":false}");
   private static final byte[] END = ascii("}");
-  private static final byte[][] STATUS_NAMES = statusNames();
   /** A larger payload is copied once by the generic writer rather than twice here. */
   private static final int MAX_LAID_OUT_PAYLOAD = 4096;
 
@@ -79,15 +77,6 @@ public final class PlainJobWriter {
     return text.getBytes(StandardCharsets.US_ASCII);
   }
 
-  private static byte[][] statusNames() {
-    JobStatus[] statuses = JobStatus.values();
-    byte[][] names = new byte[statuses.length][];
-    for (JobStatus status : statuses) {
-      names[status.ordinal()] = ascii(status.wireName());
-    }
-    return names;
-  }
-
   /** One job's JSON text, as a raw value the generator copies. */
   private static final class Layout extends RawJson {
     private static final long CHUNK = 1_000_000_000L;
@@ -122,7 +111,7 @@ public final class PlainJobWriter {
       append(PRIORITY);
       appendNumber(job.priority());
       append(STATUS);
-      append(STATUS_NAMES[job.status().ordinal()]);
+      append(JobWriter.statusName(job.status()).asUnquotedUTF8());
       if (payload != null) {
         append(PAYLOAD);
         append(payload);

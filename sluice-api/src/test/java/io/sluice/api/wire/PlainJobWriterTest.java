@@ -14,7 +14,10 @@ import io.sluice.engine.job.RetentionPolicy;
 import io.sluice.engine.job.UniqueKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,21 @@ class PlainJobWriterTest {
     return random.nextBoolean() ? NUMBERS[random.nextInt(NUMBERS.length)] : random.nextLong();
   }
 
+  /** What a test writes into one body. */
+  private interface Body {
+    void write(JsonGenerator gen) throws IOException;
+  }
+
+  /** The body as text (JSON) or hex (MessagePack), from a generator writing bytes. */
+  private static String encode(Format format, Body body) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+      body.write(gen);
+    }
+    return format == Format.JSON ? out.toString(StandardCharsets.UTF_8)
+        : HexFormat.of().formatHex(out.toByteArray());
+  }
+
   private interface Answers {
     void write(JsonGenerator gen, JobSnapshot job, boolean duplicate, boolean folded)
         throws IOException;
@@ -62,8 +80,7 @@ class PlainJobWriterTest {
   private static String body(Format format, List<JobSnapshot> jobs, long seed, Answers answers)
       throws IOException {
     SplittableRandom flags = new SplittableRandom(seed);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+    return encode(format, gen -> {
       gen.writeStartObject();
       gen.writeArrayFieldStart("jobs");
       for (JobSnapshot job : jobs) {
@@ -71,9 +88,7 @@ class PlainJobWriterTest {
       }
       gen.writeEndArray();
       gen.writeEndObject();
-    }
-    return format == Format.JSON ? out.toString(java.nio.charset.StandardCharsets.UTF_8)
-        : java.util.HexFormat.of().formatHex(out.toByteArray());
+    });
   }
 
   @Test
@@ -98,21 +113,16 @@ class PlainJobWriterTest {
     SplittableRandom random = new SplittableRandom(1);
     for (int i = 0; i < 2_000; i++) {
       JobSnapshot job = job(random);
-      ByteArrayOutputStream laidOut = new ByteArrayOutputStream();
-      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(laidOut)) {
-        new PlainJobWriter().writeEnqueued(gen, job, false, true);
-      }
-      ByteArrayOutputStream generic = new ByteArrayOutputStream();
-      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(generic)) {
-        JobWriter.writeEnqueued(gen, job, false, true);
-      }
-      assertThat(laidOut.toString()).isEqualTo(generic.toString());
+      String laidOut = encode(Format.JSON,
+          gen -> new PlainJobWriter().writeEnqueued(gen, job, false, true));
+      String generic = encode(Format.JSON, gen -> JobWriter.writeEnqueued(gen, job, false, true));
+      assertThat(laidOut).isEqualTo(generic);
     }
   }
 
   private static final byte[][] PAYLOADS = {
       null, "null".getBytes(), "{}".getBytes(), "[1,2.5,\"x\"]".getBytes(),
-      "{\"name\":\"é☃\",\"n\":-3}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+      "{\"name\":\"é☃\",\"n\":-3}".getBytes(StandardCharsets.UTF_8),
       ("\"" + "y".repeat(4_094) + "\"").getBytes(), ("\"" + "z".repeat(9_000) + "\"").getBytes()};
 
   /** Take-stream lines: the job with its payload, or without when there is none. */
@@ -143,8 +153,7 @@ class PlainJobWriterTest {
   /** Jobs one per line at the root, as a take stream writes them. */
   private static String lines(Format format, List<JobSnapshot> jobs, List<byte[]> payloads,
       Jobs writer) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    try (JsonGenerator gen = format.mapper().getFactory().createGenerator(out)) {
+    return encode(format, gen -> {
       if (format == Format.JSON) {
         gen.setRootValueSeparator(null);
       }
@@ -154,29 +163,26 @@ class PlainJobWriterTest {
           gen.writeRaw("\n");
         }
       }
-    }
-    return format == Format.JSON ? out.toString(java.nio.charset.StandardCharsets.UTF_8)
-        : java.util.HexFormat.of().formatHex(out.toByteArray());
+    });
   }
 
   @Test
   void aGeneratorThatFormatsItsOutputGetsTheGenericWriters() throws IOException {
     SplittableRandom random = new SplittableRandom(7);
+    byte[] payload = "{\"a\":1}".getBytes();
     for (int i = 0; i < 200; i++) {
       JobSnapshot job = job(random);
-      java.io.StringWriter text = new java.io.StringWriter();
-      ByteArrayOutputStream laidOut = new ByteArrayOutputStream();
-      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(laidOut)) {
+      String laidOut = encode(Format.JSON, gen -> {
         gen.useDefaultPrettyPrinter();
-        new PlainJobWriter().writeJob(gen, job, "{\"a\":1}".getBytes());
-      }
-      ByteArrayOutputStream generic = new ByteArrayOutputStream();
-      try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(generic)) {
+        new PlainJobWriter().writeJob(gen, job, payload);
+      });
+      String generic = encode(Format.JSON, gen -> {
         gen.useDefaultPrettyPrinter();
-        JobWriter.writeJob(gen, job, "{\"a\":1}".getBytes());
-      }
-      assertThat(laidOut.toString()).isEqualTo(generic.toString());
+        JobWriter.writeJob(gen, job, payload);
+      });
+      assertThat(laidOut).isEqualTo(generic);
       // And a generator writing chars, as the events feed's does.
+      StringWriter text = new StringWriter();
       try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(text)) {
         new PlainJobWriter().writeEnqueued(gen, job, true, false);
       }

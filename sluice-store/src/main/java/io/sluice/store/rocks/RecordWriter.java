@@ -7,7 +7,8 @@ import java.util.Arrays;
  * Appends primitive fields to a growing byte array, big-endian; strings are length-prefixed
  * UTF-8. The layout is what {@link java.io.DataOutputStream} writes, without its per-field locks
  * and calls: every job record goes through here on the engine thread. A writer can be
- * {@link #reset} and filled again, so a commit encodes all its records in one array.
+ * {@link #reset} and filled again, so a commit encodes its records one after another in one
+ * array.
  */
 final class RecordWriter {
   private byte[] bytes = new byte[128];
@@ -39,11 +40,12 @@ final class RecordWriter {
   }
 
   RecordWriter writeString(String value) {
-    // Names are ASCII as a rule: written char by char, a string needs no encoded copy.
-    int chars = value.length();
-    ensure(4 + chars);
+    // Names are ASCII as a rule: written char by char, a string needs no encoded copy, and its
+    // length in bytes is its length in chars. A char past ASCII starts it over as UTF-8.
     int start = length;
-    length += 4;
+    int chars = value.length();
+    writeInt(chars);
+    ensure(chars);
     for (int i = 0; i < chars; i++) {
       char c = value.charAt(i);
       if (c >= 0x80) {
@@ -52,10 +54,6 @@ final class RecordWriter {
       }
       bytes[length++] = (byte) c;
     }
-    int end = length;
-    length = start;
-    writeInt(chars);
-    length = end;
     return this;
   }
 
