@@ -28,7 +28,9 @@ import java.util.function.Supplier;
 
 /**
  * Reads enqueue requests (API.md §8.2) straight from a JSON or MessagePack token stream, copying
- * each payload once into its canonical JSON form; no document tree is built for the job list. The
+ * each payload once into its canonical JSON form; no document tree is built for the job list. A
+ * JSON body of the plain shape most clients send is read by {@link PlainEnqueueReader} instead,
+ * to the same jobs. The
  * body passed {@link Bodies#checked} first, so every string in it is Unicode text.
  * Request-level checks follow the spec's order; every failure here is a 400, except features not
  * built yet, which are 422.
@@ -56,6 +58,12 @@ public final class EnqueueParser {
 
   /** Reads the body of a single enqueue ({@code POST /jobs}). */
   public NewJob readOne(byte[] body, Supplier<JobId> ids) {
+    NewJob plain = format == Format.JSON ? PlainEnqueueReader.readOne(body, ids) : null;
+    return plain != null ? plain : readOneTokens(body, ids);
+  }
+
+  /** {@link #readOne} through Jackson's token stream, whatever the body holds. */
+  NewJob readOneTokens(byte[] body, Supplier<JobId> ids) {
     try (JsonParser tokens = open(body)) {
       tokens.nextToken();
       NewJob job = read(tokens, ids);
@@ -72,6 +80,12 @@ public final class EnqueueParser {
    * problem when there is one. Only the {@code jobs} field is read.
    */
   public List<NewJob> readBulk(byte[] body, Supplier<JobId> ids) {
+    List<NewJob> plain = format == Format.JSON ? PlainEnqueueReader.readBulk(body, ids) : null;
+    return plain != null ? plain : readBulkTokens(body, ids);
+  }
+
+  /** {@link #readBulk} through Jackson's token stream, whatever the body holds. */
+  List<NewJob> readBulkTokens(byte[] body, Supplier<JobId> ids) {
     List<NewJob> jobs = new ArrayList<>();
     SluiceException firstUnprocessable = null;
     boolean sawJobs = false;
