@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
+import io.sluice.api.wire.Bodies;
 import io.sluice.api.wire.EnqueueParser;
 import io.sluice.api.wire.Fields;
 import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
+import io.sluice.api.wire.PlainAckReader;
 import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.SettlementParser;
 import io.sluice.api.wire.StreamFormat;
@@ -203,7 +205,13 @@ final class JobRoutes {
   private void completeBulk(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.body(), body -> {
+    ex.respond(ex.rawBody(), bytes -> {
+      List<String> plainIds = PlainAckReader.ids(ex.requestFormat(), bytes);
+      if (plainIds != null) {
+        completeAll(ex, plainIds, List.of());
+        return;
+      }
+      JsonNode body = Bodies.tree(ex.requestFormat(), bytes);
       Fields fields = new Fields(ex.requestFormat(), "");
       fields.object(body, "the request");
       JsonNode array = fields.required(body, "ids");
@@ -220,22 +228,25 @@ final class JobRoutes {
       if (idList.isEmpty()) {
         throw new SluiceException.InvalidRequest("ids must not be empty");
       }
-      List<JobSettlement> settlements = SettlementParser.bulk(fields, body);
-      ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
-          (eng, nowMs) -> eng.completeAll(idList, settlements, nowMs)), notFound -> {
-        if (notFound.isEmpty()) {
-          ex.noContent();
-          return;
+      completeAll(ex, idList, SettlementParser.bulk(fields, body));
+    });
+  }
+
+  private void completeAll(Exchange ex, List<String> idList, List<JobSettlement> settlements) {
+    ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
+        (eng, nowMs) -> eng.completeAll(idList, settlements, nowMs)), notFound -> {
+      if (notFound.isEmpty()) {
+        ex.noContent();
+        return;
+      }
+      ex.send(422, gen -> {
+        gen.writeStartObject();
+        gen.writeArrayFieldStart("not_found");
+        for (String id : notFound) {
+          gen.writeString(id);
         }
-        ex.send(422, gen -> {
-          gen.writeStartObject();
-          gen.writeArrayFieldStart("not_found");
-          for (String id : notFound) {
-            gen.writeString(id);
-          }
-          gen.writeEndArray();
-          gen.writeEndObject();
-        });
+        gen.writeEndArray();
+        gen.writeEndObject();
       });
     });
   }

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * nested deeper than {@value #MAX_DEPTH} levels or with a key longer than
  * {@value #MAX_KEY_BYTES} bytes (well inside Jackson's read limits).
  */
-final class PlainEnqueueReader {
+final class PlainEnqueueReader extends PlainScanner {
   private static final int MAX_DEPTH = 64;
   private static final int MAX_KEY_BYTES = 1024;
   private static final int MAX_PRIORITY = 65_535;
@@ -39,19 +39,13 @@ final class PlainEnqueueReader {
   private static final long SPACES = 0x2020202020202020L;
   private static final long LOW_BITS = 0x0101010101010101L;
 
-  /** Thrown to give up; preallocated, without a stack trace, as giving up is not an error. */
-  private static final RuntimeException NOT_PLAIN = new RuntimeException("not plain", null,
-      false, false) {};
-
-  private final byte[] body;
-  private int at;
   private final List<String> types = new ArrayList<>();
   private final List<String> queues = new ArrayList<>();
   private final List<byte[]> payloads = new ArrayList<>();
   private int[] priorities = new int[16];
 
   private PlainEnqueueReader(byte[] body) {
-    this.body = body;
+    super(body);
   }
 
   /** The jobs of a bulk body ({@code {"jobs":[...]}}), or null when it is not plain. */
@@ -64,21 +58,6 @@ final class PlainEnqueueReader {
   static NewJob readOne(byte[] body, Supplier<JobId> ids) {
     PlainEnqueueReader reader = new PlainEnqueueReader(body);
     return reader.scanned(reader::one) ? reader.jobs(ids).get(0) : null;
-  }
-
-  /** Runs the scan; false when it gave up. */
-  private boolean scanned(Runnable scan) {
-    try {
-      scan.run();
-      return true;
-    } catch (ArrayIndexOutOfBoundsException e) {
-      return false; // the body ended inside a value: bytes are read without bounds checks
-    } catch (RuntimeException e) {
-      if (e == NOT_PLAIN) {
-        return false;
-      }
-      throw e;
-    }
   }
 
   private List<NewJob> jobs(Supplier<JobId> ids) {
@@ -116,13 +95,6 @@ final class PlainEnqueueReader {
     skipSpace();
     job();
     end();
-  }
-
-  private void end() {
-    skipSpace();
-    if (at != body.length) {
-      throw NOT_PLAIN;
-    }
   }
 
   /** One job object, its fields in any order; at most once each. */
@@ -199,24 +171,15 @@ final class PlainEnqueueReader {
    * job's string is reused when the bytes are the same, as they mostly are within one request.
    */
   private String name(List<String> earlier, byte[] field) {
-    expect('"');
-    byte[] text = body;
-    int start = at;
-    int end = start;
-    for (byte b = text[end]; b != '"'; b = text[++end]) {
-      if (b < 0x20 || b > 0x7E || b == '\\') {
-        throw NOT_PLAIN;
-      }
-    }
-    at = end + 1;
-    int length = end - start;
+    int start = printableString();
+    int length = at - 1 - start;
     if (!earlier.isEmpty()) {
       String previous = earlier.get(earlier.size() - 1);
       if (sameAscii(previous, start, length)) {
         return previous;
       }
     }
-    String name = new String(text, start, length, StandardCharsets.ISO_8859_1);
+    String name = new String(body, start, length, StandardCharsets.ISO_8859_1);
     if (Names.violation(field == TYPE ? "type" : "queue", name) != null) {
       throw NOT_PLAIN;
     }
@@ -386,31 +349,6 @@ final class PlainEnqueueReader {
 
   private static boolean isDigit(byte b) {
     return b >= '0' && b <= '9';
-  }
-
-  private void skipSpace() {
-    byte[] text = body;
-    int i = at;
-    while (i < text.length && text[i] <= ' '
-        && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t')) {
-      i++;
-    }
-    at = i;
-  }
-
-  private void expect(char c) {
-    if (body[at] != c) {
-      throw NOT_PLAIN;
-    }
-    at++;
-  }
-
-  private boolean accept(char c) {
-    if (at < body.length && body[at] == c) {
-      at++;
-      return true;
-    }
-    return false;
   }
 
   private static byte[] ascii(String text) {

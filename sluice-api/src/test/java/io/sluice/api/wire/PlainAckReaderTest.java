@@ -1,0 +1,155 @@
+package io.sluice.api.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The byte-by-byte reader of bulk acknowledgements against the document tree the route reads
+ * otherwise: where it reads a body, the tree must hold exactly those ids and nothing else the
+ * route would act on; where the tree is refused, or its ids would be, it must give up.
+ */
+class PlainAckReaderTest {
+  private static final String ID = "\"0b9ys7e3ufp1n6z8k2q4r5t0v\"";
+  private final Random random = new Random(29);
+
+  @Test
+  void readsThePlainShape() {
+    assertThat(PlainAckReader.ids(Format.JSON, utf8("{\"ids\":[" + ID + "]}")))
+        .containsExactly("0b9ys7e3ufp1n6z8k2q4r5t0v");
+    assertThat(PlainAckReader.ids(Format.JSON, utf8(" {\n \"ids\" : [ \"a\" ,\t\"b c\" ] }\n")))
+        .containsExactly("a", "b c");
+  }
+
+  @Test
+  void leavesEverythingElseToTheTree() {
+    for (String body : new String[] {"{\"ids\":[]}", "{\"ids\":[\"a\"],\"settlements\":[]}",
+        "{\"settlements\":[],\"ids\":[\"a\"]}", "{\"ids\":[\"a\\u0062\"]}", "{\"ids\":[1]}",
+        "{\"ids\":[\"caf\u00e9\"]}", "{\"ids\":\"a\"}", "{\"ids\":[\"a\"]}x", "{\"id\\u0073\":[\"a\"]}",
+        "{\"ids\":[\"a\"],\"ids\":[\"b\"]}", "[\"a\"]", "{\"ids\":[\"a\",]}", "{\"ids\":[null]}"}) {
+      assertThat(PlainAckReader.ids(Format.JSON, utf8(body))).as(body).isNull();
+    }
+    assertThat(PlainAckReader.ids(Format.MSGPACK, utf8("{\"ids\":[\"a\"]}"))).isNull();
+  }
+
+  @Test
+  void randomBodiesAgreeWithTheTree() {
+    int read = 0;
+    for (int round = 0; round < 20_000; round++) {
+      byte[] body = utf8(randomBody());
+      if (random.nextInt(3) == 0) {
+        body = corrupt(body);
+      }
+      read += compare(body) ? 1 : 0;
+    }
+    assertThat(read).isGreaterThan(3_000);
+  }
+
+  private static boolean compare(byte[] body) {
+    if (JsonText.problemAt(body) >= 0) {
+      return false;
+    }
+    List<String> plain = PlainAckReader.ids(Format.JSON, body);
+    List<String> fromTree = treeIds(body);
+    String text = new String(body, StandardCharsets.UTF_8);
+    if (fromTree == null) {
+      assertThat(plain).as("read although the route would refuse it: %s", text).isNull();
+      return false;
+    }
+    if (plain != null) {
+      assertThat(plain).as(text).isEqualTo(fromTree);
+    }
+    return plain != null;
+  }
+
+  /**
+   * The ids the route reads from the tree when the body has no settlements, or null when it
+   * refuses the body or has settlements to read as well.
+   */
+  private static List<String> treeIds(byte[] body) {
+    JsonNode tree;
+    try {
+      tree = Bodies.tree(Format.JSON, body);
+    } catch (BodyException refused) {
+      return null;
+    }
+    if (!tree.isObject() || tree.has("settlements") || !tree.path("ids").isArray()
+        || tree.get("ids").isEmpty()) {
+      return null;
+    }
+    List<String> ids = new ArrayList<>();
+    for (JsonNode id : tree.get("ids")) {
+      if (!id.isTextual()) {
+        return null;
+      }
+      ids.add(id.textValue());
+    }
+    return ids;
+  }
+
+  private String randomBody() {
+    StringBuilder body = new StringBuilder(space()).append('{').append(space());
+    if (random.nextInt(15) == 0) {
+      body.append(pick("\"settlements\":[],", "\"other\":1,", "\"ids\":[\"x\"],")).append(space());
+    }
+    body.append(pick("\"ids\"", "\"ids\"", "\"ids\"", "\"id\"", "\"idsx\"")).append(space())
+        .append(':').append(space()).append('[');
+    int count = random.nextInt(20) == 0 ? 0 : 1 + random.nextInt(5);
+    for (int i = 0; i < count; i++) {
+      body.append(i > 0 ? "," : "").append(space()).append(randomId()).append(space());
+    }
+    body.append(']').append(space());
+    if (random.nextInt(15) == 0) {
+      body.append(pick(",\"settlements\":[]", ",\"x\":null"));
+    }
+    return body.append('}').append(space()).toString();
+  }
+
+  private String randomId() {
+    return random.nextInt(6) != 0 ? ID : pick("\"\"", "\"a b\"", "\"\\\"\"", "\"\u00e9\"", "1", "null",
+        "\"\\u0041\"", "\"\u007f\"", "[]", "\"tab\\t\"");
+  }
+
+  private byte[] corrupt(byte[] body) {
+    byte[] special = utf8("{}[]\":, \t\\ua1");
+    int at = random.nextInt(body.length);
+    byte b = random.nextInt(10) == 0 ? (byte) random.nextInt(32)
+        : special[random.nextInt(special.length)];
+    return switch (random.nextInt(4)) {
+      case 0 -> concat(Arrays.copyOfRange(body, 0, at), Arrays.copyOfRange(body, at + 1,
+          body.length));
+      case 1 -> {
+        byte[] copy = body.clone();
+        copy[at] = b;
+        yield copy;
+      }
+      case 2 -> concat(concat(Arrays.copyOfRange(body, 0, at), new byte[] {b}),
+          Arrays.copyOfRange(body, at, body.length));
+      default -> Arrays.copyOf(body, at);
+    };
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+
+  private String space() {
+    return random.nextInt(6) == 0 ? pick(" ", "\n", "\t", "\r\n") : "";
+  }
+
+  private String pick(String... options) {
+    return options[random.nextInt(options.length)];
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}
