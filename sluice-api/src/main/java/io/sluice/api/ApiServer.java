@@ -130,12 +130,14 @@ public final class ApiServer implements AutoCloseable {
   public void start() {
     if (config.adminEnabled()) {
       admin = listen(adminRoutes, config.adminHost(), config.adminPort(), config.adminTls(),
-          "admin");
+          "admin", true);
     }
-    primary = listen(primaryRoutes, config.host(), config.port(), config.tls(), "primary");
+    primary = listen(primaryRoutes, config.host(), config.port(), config.tls(), "primary", false);
   }
 
-  private HttpServer listen(Router router, String host, int port, TlsSettings tls, String name) {
+  /** {@code webSockets}: whether the listener serves any (the events feed on the admin one). */
+  private HttpServer listen(Router router, String host, int port, TlsSettings tls, String name,
+      boolean webSockets) {
     HttpServerOptions options = new HttpServerOptions()
         .setHost(host)
         .setPort(port)
@@ -143,10 +145,9 @@ public final class ApiServer implements AutoCloseable {
         .setMaxInitialLineLength(InvalidRequests.MAX_REQUEST_LINE_BYTES)
         .setMaxHeaderSize(InvalidRequests.MAX_HEADER_BYTES)
         .setCompressionSupported(false);
-    if (router == primaryRoutes) {
-      // No WebSocket is served there (the events feed is on the admin listener), and with either
-      // compression on, every connection's pipeline holds an extension handler that inspects
-      // each response: 4% of the event loop at 500 single jobs a second.
+    if (!webSockets) {
+      // With either compression on, every connection's pipeline holds an extension handler that
+      // inspects each response: 4% of the event loop at 500 single jobs a second.
       options.setPerFrameWebSocketCompressionSupported(false)
           .setPerMessageWebSocketCompressionSupported(false);
     }

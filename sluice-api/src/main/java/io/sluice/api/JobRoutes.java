@@ -4,20 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
 import io.sluice.api.http.Router;
-import io.sluice.api.wire.Bodies;
+import io.sluice.api.wire.BulkAcks;
 import io.sluice.api.wire.EnqueueParser;
 import io.sluice.api.wire.Fields;
 import io.sluice.api.wire.FilterParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.Negotiation;
-import io.sluice.api.wire.PlainAckReader;
 import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.SettlementParser;
 import io.sluice.api.wire.StreamFormat;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.SluiceException;
-import io.sluice.engine.budget.JobSettlement;
 import io.sluice.engine.budget.Settlement;
 import io.sluice.engine.job.ErrorRecord;
 import io.sluice.engine.job.FailureReport;
@@ -32,7 +30,6 @@ import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -205,50 +202,23 @@ final class JobRoutes {
   private void completeBulk(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.rawBody(), bytes -> {
-      List<String> plainIds = PlainAckReader.ids(ex.requestFormat(), bytes);
-      if (plainIds != null) {
-        completeAll(ex, plainIds, List.of());
-        return;
-      }
-      JsonNode body = Bodies.tree(ex.requestFormat(), bytes);
-      Fields fields = new Fields(ex.requestFormat(), "");
-      fields.object(body, "the request");
-      JsonNode array = fields.required(body, "ids");
-      if (!array.isArray()) {
-        throw fields.error("`ids` must be an array of strings");
-      }
-      List<String> idList = new ArrayList<>(array.size());
-      for (JsonNode element : array) {
-        if (!element.isTextual()) {
-          throw fields.error("`ids` must be an array of strings");
-        }
-        idList.add(element.textValue());
-      }
-      if (idList.isEmpty()) {
-        throw new SluiceException.InvalidRequest("ids must not be empty");
-      }
-      completeAll(ex, idList, SettlementParser.bulk(fields, body));
-    });
-  }
-
-  private void completeAll(Exchange ex, List<String> idList, List<JobSettlement> settlements) {
-    ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
-        (eng, nowMs) -> eng.completeAll(idList, settlements, nowMs)), notFound -> {
-      if (notFound.isEmpty()) {
-        ex.noContent();
-        return;
-      }
-      ex.send(422, gen -> {
-        gen.writeStartObject();
-        gen.writeArrayFieldStart("not_found");
-        for (String id : notFound) {
-          gen.writeString(id);
-        }
-        gen.writeEndArray();
-        gen.writeEndObject();
-      });
-    });
+    ex.respond(ex.rawBody().map(body -> BulkAcks.read(ex.requestFormat(), body)), acks ->
+        ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
+            (eng, nowMs) -> eng.completeAll(acks.ids(), acks.settlements(), nowMs)), notFound -> {
+          if (notFound.isEmpty()) {
+            ex.noContent();
+            return;
+          }
+          ex.send(422, gen -> {
+            gen.writeStartObject();
+            gen.writeArrayFieldStart("not_found");
+            for (String id : notFound) {
+              gen.writeString(id);
+            }
+            gen.writeEndArray();
+            gen.writeEndObject();
+          });
+        }));
   }
 
   private void fail(Exchange ex, String rawId) {

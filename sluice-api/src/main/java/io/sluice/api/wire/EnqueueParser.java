@@ -29,13 +29,14 @@ import java.util.function.Supplier;
 /**
  * Reads enqueue requests (API.md §8.2) straight from a JSON or MessagePack token stream, copying
  * each payload once into its canonical JSON form; no document tree is built for the job list. A
- * JSON body of the plain shape most clients send is read by {@link PlainEnqueueReader} instead,
- * to the same jobs. The
- * body passed {@link Bodies#checked} first, so every string in it is Unicode text.
+ * JSON body of the plain shape {@link PlainEnqueueReader} knows is read by it instead, to the same
+ * jobs. The body passed {@link Bodies#checked} first, so every string in it is Unicode text.
  * Request-level checks follow the spec's order; every failure here is a 400, except features not
  * built yet, which are 422.
  */
 public final class EnqueueParser {
+  /** The highest {@code priority} (API.md §8.2). */
+  static final int MAX_PRIORITY = 65_535;
   private static final long U32_MAX = 0xFFFFFFFFL;
   private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
   private static final JsonFactory PAYLOAD_JSON = new JsonFactory();
@@ -201,7 +202,7 @@ public final class EnqueueParser {
       switch (name) {
         case "type" -> type = string(parser, name);
         case "queue" -> queue = string(parser, name);
-        case "priority" -> priority = (int) unsigned(parser, name, 65_535);
+        case "priority" -> priority = (int) unsigned(parser, name, MAX_PRIORITY);
         case "ready_at" -> readyAtMs = u64(parser, name);
         case "retry_limit" ->
             retryLimit = (int) Math.min(Integer.MAX_VALUE, unsigned(parser, name, U32_MAX));

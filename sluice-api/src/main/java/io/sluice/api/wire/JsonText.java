@@ -20,8 +20,6 @@ import java.util.Deque;
  * parsed again, to name the field that holds the problem.
  */
 public final class JsonText {
-  private static final long LOW_BITS = 0x0101010101010101L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
 
   private JsonText() {}
 
@@ -87,9 +85,9 @@ public final class JsonText {
     int i = from;
     while (i + 8 <= document.length) {
       long word = (long) Utf8.WORDS.get(document, i);
-      long xored = word ^ BACKSLASHES;
+      long xored = word ^ Utf8.BACKSLASHES;
       // Non-zero when a byte has its high bit set, or (SWAR zero-byte test) is a backslash.
-      if (((word | ((xored - LOW_BITS) & ~xored)) & Utf8.HIGH_BITS) != 0) {
+      if (((word | ((xored - Utf8.LOW_BITS) & ~xored)) & Utf8.HIGH_BITS) != 0) {
         return i;
       }
       i += 8;

@@ -11,6 +11,7 @@ import java.util.List;
  * names every problem; on the bodies this reads, the tree gives the same ids.
  */
 public final class PlainAckReader extends PlainScanner {
+  private static final byte[] IDS = "ids".getBytes(StandardCharsets.US_ASCII);
   private final List<String> ids = new ArrayList<>();
 
   private PlainAckReader(byte[] body) {
@@ -30,8 +31,7 @@ public final class PlainAckReader extends PlainScanner {
     skipSpace();
     expect('{');
     skipSpace();
-    int name = printableString();
-    if (at - 1 - name != 3 || body[name] != 'i' || body[name + 1] != 'd' || body[name + 2] != 's') {
+    if (!stringIs(printableString(), IDS)) {
       throw NOT_PLAIN;
     }
     skipSpace();

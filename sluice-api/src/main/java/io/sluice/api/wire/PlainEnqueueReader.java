@@ -10,9 +10,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * Reads the enqueue bodies nearly every client sends, in one pass over their bytes: JSON jobs
- * with nothing but a {@code type}, a {@code queue}, a {@code payload} written compactly and
- * perhaps a {@code priority}, whose names are printable ASCII and valid. Each payload is checked
+ * Reads the commonest enqueue bodies in one pass over their bytes: JSON jobs with nothing but a
+ * {@code type}, a {@code queue}, a {@code payload} written compactly (as JavaScript's
+ * {@code JSON.stringify} and most Java encoders write it; Python's {@code json.dumps} puts spaces
+ * after its commas and colons, and such payloads take the other path) and perhaps a
+ * {@code priority}, whose names are printable ASCII and valid. Each payload is checked
  * as it is scanned and copied as it came, which is what {@link EnqueueParser} makes of such a
  * payload too, and the jobs of one request share their type and queue strings.
  *
@@ -28,16 +30,14 @@ import java.util.function.Supplier;
 final class PlainEnqueueReader extends PlainScanner {
   private static final int MAX_DEPTH = 64;
   private static final int MAX_KEY_BYTES = 1024;
-  private static final int MAX_PRIORITY = 65_535;
   private static final byte[] JOBS = ascii("jobs");
   private static final byte[] TYPE = ascii("type");
   private static final byte[] QUEUE = ascii("queue");
   private static final byte[] PAYLOAD = ascii("payload");
   private static final byte[] PRIORITY = ascii("priority");
+  private static final byte[][] FIELD_NAMES = {TYPE, QUEUE, PAYLOAD, PRIORITY, JOBS};
   private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
   private static final long SPACES = 0x2020202020202020L;
-  private static final long LOW_BITS = 0x0101010101010101L;
 
   private final List<String> types = new ArrayList<>();
   private final List<String> queues = new ArrayList<>();
@@ -111,9 +111,9 @@ final class PlainEnqueueReader extends PlainScanner {
       expect(':');
       skipSpace();
       if (name == TYPE && type == null) {
-        type = name(types, TYPE);
+        type = name(types, "type");
       } else if (name == QUEUE && queue == null) {
-        queue = name(queues, QUEUE);
+        queue = name(queues, "queue");
       } else if (name == PAYLOAD && payload == null) {
         int start = at;
         value(0);
@@ -139,38 +139,25 @@ final class PlainEnqueueReader extends PlainScanner {
     priorities[index] = priority < 0 ? NewJob.DEFAULT_PRIORITY : priority;
   }
 
-  /** Which known field name is at the cursor (the constant itself), past its closing quote. */
+  /**
+   * Which known field name is at the cursor (the constant itself), past its closing quote. Any
+   * other name, or one written with an escape, gives up.
+   */
   private byte[] fieldName() {
-    expect('"');
-    byte[] text = body;
-    int start = at;
-    int end = start;
-    for (byte b = text[end]; b != '"'; b = text[++end]) {
-      if (b == '\\') {
-        throw NOT_PLAIN;
+    int start = printableString();
+    for (byte[] known : FIELD_NAMES) {
+      if (stringIs(start, known)) {
+        return known;
       }
     }
-    at = end + 1;
-    byte[] known = switch (end - start) {
-      case 4 -> text[start] == 't' ? TYPE : JOBS;
-      case 5 -> QUEUE;
-      case 7 -> PAYLOAD;
-      case 8 -> PRIORITY;
-      default -> throw NOT_PLAIN;
-    };
-    for (int i = 0; i < known.length; i++) {
-      if (text[start + i] != known[i]) {
-        throw NOT_PLAIN;
-      }
-    }
-    return known;
+    throw NOT_PLAIN;
   }
 
   /**
    * A type or queue name: printable ASCII without quote or backslash, and valid. The previous
    * job's string is reused when the bytes are the same, as they mostly are within one request.
    */
-  private String name(List<String> earlier, byte[] field) {
+  private String name(List<String> earlier, String field) {
     int start = printableString();
     int length = at - 1 - start;
     if (!earlier.isEmpty()) {
@@ -180,7 +167,7 @@ final class PlainEnqueueReader extends PlainScanner {
       }
     }
     String name = new String(body, start, length, StandardCharsets.ISO_8859_1);
-    if (Names.violation(field == TYPE ? "type" : "queue", name) != null) {
+    if (Names.violation(field, name) != null) {
       throw NOT_PLAIN;
     }
     return name;
@@ -207,7 +194,7 @@ final class PlainEnqueueReader extends PlainScanner {
     int value = 0;
     while (isDigit(body[at])) {
       value = value * 10 + (body[at++] - '0');
-      if (value > MAX_PRIORITY) {
+      if (value > EnqueueParser.MAX_PRIORITY) {
         throw NOT_PLAIN;
       }
     }
@@ -284,9 +271,9 @@ final class PlainEnqueueReader extends PlainScanner {
     while (i + 8 <= text.length) {
       long word = (long) Utf8.WORDS.get(text, i);
       long quotes = word ^ QUOTES;
-      long backslashes = word ^ BACKSLASHES;
-      long special = ((quotes - LOW_BITS) & ~quotes) | ((backslashes - LOW_BITS) & ~backslashes)
-          | ((word - SPACES) & ~word);
+      long backslashes = word ^ Utf8.BACKSLASHES;
+      long special = ((quotes - Utf8.LOW_BITS) & ~quotes)
+          | ((backslashes - Utf8.LOW_BITS) & ~backslashes) | ((word - SPACES) & ~word);
       if ((special & Utf8.HIGH_BITS) != 0) {
         return i;
       }

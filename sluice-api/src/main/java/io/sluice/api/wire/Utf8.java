@@ -17,6 +17,14 @@ public final class Utf8 {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   /** The high bit of each of eight bytes: a word without any is all ASCII. */
   static final long HIGH_BITS = 0x8080808080808080L;
+  /**
+   * The low bit of each of eight bytes. {@code (x - LOW_BITS) & ~x & HIGH_BITS} is non-zero
+   * exactly when a byte of {@code x} is zero (SWAR), so {@code x ^ (b * LOW_BITS)} tests for byte
+   * {@code b}.
+   */
+  static final long LOW_BITS = 0x0101010101010101L;
+  /** Eight backslashes. */
+  static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
 
   private Utf8() {}
 

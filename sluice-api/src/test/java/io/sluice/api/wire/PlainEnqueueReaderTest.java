@@ -2,6 +2,7 @@ package io.sluice.api.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import java.nio.charset.StandardCharsets;
@@ -39,6 +40,29 @@ class PlainEnqueueReaderTest {
     for (String payload : PAYLOADS) {
       assertPlain("{\"type\":\"t\",\"queue\":\"q\",\"payload\":" + payload + "}", false);
     }
+  }
+
+  @Test
+  void theParserGivesTheSameJobsWhicheverWayItReads() {
+    for (String body : new String[] {
+        "{\"jobs\":[{\"type\":\"t\",\"queue\":\"q\",\"payload\":{\"a\":[1,2]}}]}",
+        "{\"jobs\":[{\"type\":\"t\",\"queue\":\"q\",\"payload\":{\"a\": [1, 2]}}]}",
+        "{\"jobs\":[{\"type\":\"t\",\"queue\":\"q\",\"payload\":2.5e1,\"retry_limit\":3}]}"}) {
+      byte[] bytes = utf8(body);
+      EnqueueParser parser = new EnqueueParser(Format.JSON);
+      assertSame(parser.readBulk(bytes, ids()), parser.readBulkTokens(bytes, ids()), body);
+      assertSame(List.of(parser.readOne(utf8(body.substring(9, body.length() - 2)), ids())),
+          List.of(parser.readOneTokens(utf8(body.substring(9, body.length() - 2)), ids())), body);
+    }
+  }
+
+  @Test
+  void payloadsAtTheLimitsAreRead() {
+    String deepest = "[".repeat(64) + "]".repeat(64);
+    String longestKey = "{\"" + "k".repeat(1024) + "\":1}";
+    assertPlain("{\"jobs\":[{\"type\":\"t\",\"queue\":\"q\",\"payload\":" + deepest + "}]}", true);
+    assertPlain("{\"jobs\":[{\"type\":\"t\",\"queue\":\"q\",\"payload\":" + longestKey + "}]}",
+        true);
   }
 
   @Test
@@ -99,19 +123,23 @@ class PlainEnqueueReaderTest {
     if (JsonText.problemAt(body) >= 0) {
       return false; // refused before any parser reads it
     }
+    AtomicLong drawn = new AtomicLong();
+    Supplier<JobId> counted = () -> new JobId(0, drawn.incrementAndGet());
     List<NewJob> plain = bulk
-        ? PlainEnqueueReader.readBulk(body, ids())
-        : single(PlainEnqueueReader.readOne(body, ids()));
+        ? PlainEnqueueReader.readBulk(body, counted)
+        : single(PlainEnqueueReader.readOne(body, counted));
     List<NewJob> tokens;
     try {
       EnqueueParser parser = new EnqueueParser(Format.JSON);
       tokens = bulk ? parser.readBulkTokens(body, ids()) : List.of(parser.readOneTokens(body, ids()));
-    } catch (RuntimeException refused) {
+    } catch (SluiceException refused) {
       assertThat(plain).as("read although Jackson refused (%s): %s", refused.getMessage(),
           new String(body, StandardCharsets.UTF_8)).isNull();
+      assertThat(drawn).as("ids drawn for a refused body").hasValue(0);
       return false;
     }
     if (plain == null) {
+      assertThat(drawn).as("ids drawn for a body given up on").hasValue(0);
       return false;
     }
     assertSame(plain, tokens, new String(body, StandardCharsets.UTF_8));
