@@ -28,25 +28,9 @@ public final class PlainAckReader extends PlainScanner {
   }
 
   private void read() {
-    skipSpace();
-    expect('{');
-    skipSpace();
-    if (!stringIs(printableString(), IDS)) {
-      throw NOT_PLAIN;
-    }
-    skipSpace();
-    expect(':');
-    skipSpace();
-    expect('[');
-    do {
-      skipSpace();
+    soleArrayField(IDS, () -> {
       int start = printableString();
       ids.add(new String(body, start, at - 1 - start, StandardCharsets.ISO_8859_1));
-      skipSpace();
-    } while (accept(','));
-    expect(']');
-    skipSpace();
-    expect('}');
-    end();
+    });
   }
 }

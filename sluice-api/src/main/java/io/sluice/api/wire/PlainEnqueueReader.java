@@ -35,7 +35,7 @@ final class PlainEnqueueReader extends PlainScanner {
   private static final byte[] QUEUE = ascii("queue");
   private static final byte[] PAYLOAD = ascii("payload");
   private static final byte[] PRIORITY = ascii("priority");
-  private static final byte[][] FIELD_NAMES = {TYPE, QUEUE, PAYLOAD, PRIORITY, JOBS};
+  private static final byte[][] FIELD_NAMES = {TYPE, QUEUE, PAYLOAD, PRIORITY};
   private static final long QUOTES = 0x2222222222222222L;
   private static final long SPACES = 0x2020202020202020L;
 
@@ -70,25 +70,7 @@ final class PlainEnqueueReader extends PlainScanner {
   }
 
   private void bulk() {
-    skipSpace();
-    expect('{');
-    skipSpace();
-    if (fieldName() != JOBS) {
-      throw NOT_PLAIN;
-    }
-    skipSpace();
-    expect(':');
-    skipSpace();
-    expect('[');
-    do {
-      skipSpace();
-      job();
-      skipSpace();
-    } while (accept(','));
-    expect(']');
-    skipSpace();
-    expect('}');
-    end();
+    soleArrayField(JOBS, this::job);
   }
 
   private void one() {

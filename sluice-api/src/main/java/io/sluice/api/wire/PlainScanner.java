@@ -39,6 +39,32 @@ abstract class PlainScanner {
     }
   }
 
+  /**
+   * A body that is an object of one field, {@code name}, holding a non-empty array whose elements
+   * {@code element} reads from their first byte; whitespace allowed between all of its tokens.
+   */
+  final void soleArrayField(byte[] name, Runnable element) {
+    skipSpace();
+    expect('{');
+    skipSpace();
+    if (!stringIs(printableString(), name)) {
+      throw NOT_PLAIN;
+    }
+    skipSpace();
+    expect(':');
+    skipSpace();
+    expect('[');
+    do {
+      skipSpace();
+      element.run();
+      skipSpace();
+    } while (accept(','));
+    expect(']');
+    skipSpace();
+    expect('}');
+    end();
+  }
+
   /** Nothing but whitespace up to the end of the body. */
   final void end() {
     skipSpace();

@@ -7,7 +7,6 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.NewJob;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
@@ -276,33 +275,14 @@ class PlainEnqueueReaderTest {
     return body.append("]}").toString();
   }
 
-  /** One to three random edits: a byte dropped, replaced or inserted, or the body cut short. */
+  /** One to three random edits (BodyEdits). */
   private byte[] corrupt(byte[] body) {
     byte[] special = utf8("{}[]\":,.-+0123456789eEtfnul\\ \t\nxu");
     byte[] out = body;
     int edits = 1 + random.nextInt(3);
     for (int e = 0; e < edits && out.length > 1; e++) {
-      int at = random.nextInt(out.length);
-      byte b = random.nextInt(10) == 0 ? (byte) random.nextInt(32)
-          : special[random.nextInt(special.length)];
-      out = switch (random.nextInt(4)) {
-        case 0 -> concat(Arrays.copyOfRange(out, 0, at), Arrays.copyOfRange(out, at + 1, out.length));
-        case 1 -> {
-          byte[] copy = out.clone();
-          copy[at] = b;
-          yield copy;
-        }
-        case 2 -> concat(concat(Arrays.copyOfRange(out, 0, at), new byte[] {b}),
-            Arrays.copyOfRange(out, at, out.length));
-        default -> Arrays.copyOf(out, at);
-      };
+      out = BodyEdits.edit(random, out, special);
     }
-    return out;
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
     return out;
   }
 
