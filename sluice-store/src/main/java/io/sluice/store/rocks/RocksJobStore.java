@@ -80,7 +80,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   private static final double DELETION_RATIO = 0.5;
 
   static {
-    RocksDB.loadLibrary();
+    RocksNativeLibrary.load();
   }
 
   private final LRUCache cache;
