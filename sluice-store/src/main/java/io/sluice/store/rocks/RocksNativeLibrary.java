@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.net.JarURLConnection;
 import java.net.URL;
 import java.net.URLConnection;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -21,6 +22,8 @@ import java.util.jar.JarFile;
 import java.util.zip.CRC32;
 import org.rocksdb.RocksDB;
 import org.rocksdb.util.Environment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads RocksDB's native library from one extracted copy per build of it, kept in a directory of
@@ -31,10 +34,14 @@ import org.rocksdb.util.Environment;
  * <p>The copy's directory is named after the library's size and CRC in the jar, and a copy is
  * used only if its own bytes have that size and CRC; otherwise it is written again, to a file of
  * its own and renamed over, so processes starting side by side never load a half-written one.
- * The directory must belong to this user and be closed to others. Anything unexpected (no jar,
- * another owner, a failed write) falls back to RocksDB's own loading.
+ * The CRC only catches a damaged copy: what keeps others from replacing it is that the
+ * directories must belong to this process's uid and be closed to everyone else. Anything
+ * unexpected (no jar, another owner, no {@code unix:uid} attribute outside Linux, a failed write)
+ * falls back to RocksDB's own loading, with a warning; so does {@code ROCKSDB_SHAREDLIB_DIR}
+ * being set, which names a library of the operator's.
  */
 final class RocksNativeLibrary {
+  private static final Logger LOG = LoggerFactory.getLogger(RocksNativeLibrary.class);
   private static final Set<PosixFilePermission> OWNER_ONLY =
       EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
           PosixFilePermission.OWNER_EXECUTE);
@@ -51,28 +58,34 @@ final class RocksNativeLibrary {
   static void load() {
     URL resource = RocksDB.class.getClassLoader()
         .getResource(Environment.getJniLibraryFileName("rocksdb"));
-    Path directory = null;
-    if (resource != null) {
-      try {
-        directory = extracted(resource, LOADED_NAME, userDirectory());
-      } catch (IOException | RuntimeException e) {
-        directory = null;
-      }
+    if (resource == null || System.getenv("ROCKSDB_SHAREDLIB_DIR") != null) {
+      RocksDB.loadLibrary(); // a library of the operator's, or none in a jar: RocksDB's own ways
+      return;
     }
-    if (directory != null) {
-      try {
+    try {
+      Path directory = extracted(resource, LOADED_NAME, userDirectory());
+      if (directory != null) {
         RocksDB.loadLibrary(List.of(directory.toString()));
         return;
-      } catch (UnsatisfiedLinkError e) {
-        // RocksDB's own way below.
       }
+    } catch (IOException | RuntimeException | UnsatisfiedLinkError e) {
+      LOG.warn("RocksDB's library loaded the default way, a copy per process: {}", e.toString());
     }
     RocksDB.loadLibrary();
   }
 
+  /** {@code $TMPDIR/sluice-rocksdbjni-<uid>}, this process's user's. */
   private static Path userDirectory() throws IOException {
     Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
-    return ownDirectory(tmp.resolve("sluice-rocksdbjni-" + System.getProperty("user.name")));
+    return ownDirectory(tmp.resolve("sluice-rocksdbjni-" + processUid()));
+  }
+
+  /**
+   * The uid this process runs as (Linux): compared as a number, since a container's user may
+   * have no name ({@code user.name} is then "?").
+   */
+  private static int processUid() throws IOException {
+    return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
   }
 
   /**
@@ -94,6 +107,7 @@ final class RocksNativeLibrary {
           + Long.toHexString(entry.getCrc())));
       Path library = directory.resolve(name);
       if (!matches(library, entry.getSize(), entry.getCrc())) {
+        deleteAbandonedCopies(directory);
         Path partial = Files.createTempFile(directory, name, ".partial");
         try {
           try (InputStream in = jar.getInputStream(entry)) {
@@ -137,11 +151,25 @@ final class RocksNativeLibrary {
     }
     PosixFileAttributes attributes = Files.readAttributes(directory, PosixFileAttributes.class,
         LinkOption.NOFOLLOW_LINKS);
-    if (!attributes.isDirectory()
-        || !attributes.owner().getName().equals(System.getProperty("user.name"))
+    int owner = (Integer) Files.getAttribute(directory, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isDirectory() || owner != processUid()
         || !OWNER_ONLY.containsAll(attributes.permissions())) {
       throw new IOException(directory + " is not a directory of this user's alone");
     }
     return directory;
+  }
+
+  /** Partial copies of processes killed while writing them, an hour old or more. */
+  private static void deleteAbandonedCopies(Path directory) {
+    long hourAgo = System.currentTimeMillis() - 3_600_000;
+    try (DirectoryStream<Path> partials = Files.newDirectoryStream(directory, "*.partial")) {
+      for (Path partial : partials) {
+        if (Files.getLastModifiedTime(partial).toMillis() < hourAgo) {
+          Files.deleteIfExists(partial);
+        }
+      }
+    } catch (IOException e) {
+      // Left for the next start.
+    }
   }
 }

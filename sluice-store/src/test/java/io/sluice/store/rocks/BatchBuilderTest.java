@@ -6,13 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
 class BatchBuilderTest {
   static {
-    RocksDB.loadLibrary();
+    RocksNativeLibrary.load();
   }
 
   private static byte[] bytes(String text) {
