@@ -11,7 +11,7 @@ import java.util.List;
  * names every problem; on the bodies this reads, the tree gives the same ids.
  */
 public final class PlainAckReader extends PlainScanner {
-  private static final byte[] IDS = "ids".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] IDS = ascii("ids");
   private final List<String> ids = new ArrayList<>();
 
   private PlainAckReader(byte[] body) {

@@ -319,8 +319,4 @@ final class PlainEnqueueReader extends PlainScanner {
   private static boolean isDigit(byte b) {
     return b >= '0' && b <= '9';
   }
-
-  private static byte[] ascii(String text) {
-    return text.getBytes(StandardCharsets.US_ASCII);
-  }
 }

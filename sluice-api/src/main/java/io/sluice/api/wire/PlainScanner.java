@@ -1,5 +1,6 @@
 package io.sluice.api.wire;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -63,6 +64,11 @@ abstract class PlainScanner {
     skipSpace();
     expect('}');
     end();
+  }
+
+  /** A field name as the bytes {@link #stringIs} compares with. */
+  static byte[] ascii(String name) {
+    return name.getBytes(StandardCharsets.US_ASCII);
   }
 
   /** Nothing but whitespace up to the end of the body. */

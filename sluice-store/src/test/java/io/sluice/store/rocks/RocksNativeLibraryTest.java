@@ -13,24 +13,40 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Random;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** One checked copy of the native library per build of it, reused by every process after. */
 class RocksNativeLibraryTest {
   private static final FileTime LONG_AGO = FileTime.fromMillis(1_000_000_000_000L);
+  private static final String NAME = "libx.so";
 
   @TempDir
   Path temp;
+  /** Where the copies go: what {@code $TMPDIR/sluice-rocksdbjni-<uid>} is to the server. */
+  private Path parent;
+  private final byte[] bytes = library();
 
-  private URL jarWith(String name, byte[] bytes) throws IOException {
-    Path jar = temp.resolve("lib.jar");
+  @BeforeEach
+  void makeParent() throws IOException {
+    parent = Files.createDirectory(temp.resolve("cache"));
+  }
+
+  /** Extracts the library held by {@code jar} into {@link #parent}; its copy's directory. */
+  private Path extract(URL jar) throws IOException {
+    return RocksNativeLibrary.extracted(jar, NAME, parent);
+  }
+
+  /** A jar holding {@code library} as its entry {@link #NAME}, as RocksDB's holds its own. */
+  private URL jarWith(byte[] library) throws IOException {
+    Path jar = Files.createTempFile(temp, "lib", ".jar");
     try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {
-      out.putNextEntry(new JarEntry(name));
-      out.write(bytes);
+      out.putNextEntry(new JarEntry(NAME));
+      out.write(library);
       out.closeEntry();
     }
-    return new URL("jar:" + jar.toUri() + "!/" + name);
+    return new URL("jar:" + jar.toUri() + "!/" + NAME);
   }
 
   private static byte[] library() {
@@ -41,17 +57,15 @@ class RocksNativeLibraryTest {
 
   @Test
   void aCopyIsWrittenOnceAndThenReused() throws IOException {
-    byte[] bytes = library();
-    URL resource = jarWith("libx.so", bytes);
-    Path parent = Files.createDirectory(temp.resolve("cache"));
+    URL resource = jarWith(bytes);
 
-    Path directory = RocksNativeLibrary.extracted(resource, "libx.so", parent);
-    Path copy = directory.resolve("libx.so");
+    Path directory = extract(resource);
+    Path copy = directory.resolve(NAME);
     assertThat(copy).hasBinaryContent(bytes);
     assertThat(directory.getParent()).isEqualTo(parent);
     Files.setLastModifiedTime(copy, LONG_AGO);
 
-    assertThat(RocksNativeLibrary.extracted(resource, "libx.so", parent)).isEqualTo(directory);
+    assertThat(extract(resource)).isEqualTo(directory);
     assertThat(Files.getLastModifiedTime(copy)).as("not written again").isEqualTo(LONG_AGO);
     try (var files = Files.list(directory)) {
       assertThat(files).as("no partial copy left").containsExactly(copy);
@@ -60,48 +74,43 @@ class RocksNativeLibraryTest {
 
   @Test
   void aDamagedCopyIsWrittenAgain() throws IOException {
-    byte[] bytes = library();
-    URL resource = jarWith("libx.so", bytes);
-    Path parent = Files.createDirectory(temp.resolve("cache"));
-    Path copy = RocksNativeLibrary.extracted(resource, "libx.so", parent).resolve("libx.so");
+    URL resource = jarWith(bytes);
+    Path copy = extract(resource).resolve(NAME);
 
     byte[] damaged = bytes.clone();
     damaged[12_345] ^= 1;
     Files.write(copy, damaged);
-    RocksNativeLibrary.extracted(resource, "libx.so", parent);
+    extract(resource);
     assertThat(copy).hasBinaryContent(bytes);
 
     Files.write(copy, new byte[10]);
-    RocksNativeLibrary.extracted(resource, "libx.so", parent);
+    extract(resource);
     assertThat(copy).hasBinaryContent(bytes);
   }
 
   @Test
   void anotherBuildOfTheLibraryGetsADirectoryOfItsOwn() throws IOException {
-    Path parent = Files.createDirectory(temp.resolve("cache"));
-    Path first = RocksNativeLibrary.extracted(jarWith("libx.so", library()), "libx.so", parent);
+    Path first = extract(jarWith(bytes));
     byte[] other = library();
     other[0] ^= 1;
-    Path second = RocksNativeLibrary.extracted(jarWith("libx.so", other), "libx.so", parent);
+    Path second = extract(jarWith(other));
     assertThat(second).isNotEqualTo(first);
-    assertThat(second.resolve("libx.so")).hasBinaryContent(other);
+    assertThat(second.resolve(NAME)).hasBinaryContent(other);
   }
 
   @Test
   void aDirectoryOpenToOthersIsNotUsed() throws IOException {
-    byte[] bytes = library();
-    URL resource = jarWith("libx.so", bytes);
-    Path parent = Files.createDirectory(temp.resolve("cache"));
-    Path directory = RocksNativeLibrary.extracted(resource, "libx.so", parent);
+    URL resource = jarWith(bytes);
+    Path directory = extract(resource);
     Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxrwxrwx"));
-    assertThatThrownBy(() -> RocksNativeLibrary.extracted(resource, "libx.so", parent))
+    assertThatThrownBy(() -> extract(resource))
         .isInstanceOf(IOException.class).hasMessageContaining("not a directory of this user's");
   }
 
   @Test
   void aResourceOutsideAJarIsLeftToRocksDb() throws IOException {
-    Path file = Files.write(temp.resolve("libx.so"), library());
-    assertThat(RocksNativeLibrary.extracted(file.toUri().toURL(), "libx.so", temp)).isNull();
+    Path file = Files.write(temp.resolve(NAME), bytes);
+    assertThat(extract(file.toUri().toURL())).isNull();
   }
 
   @Test
