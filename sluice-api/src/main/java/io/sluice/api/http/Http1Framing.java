@@ -35,6 +35,7 @@ final class Http1Framing {
   private static final Pattern HTTP_VERSION = Pattern.compile("HTTP/\\d\\.\\d");
   private static final String CONTENT_LENGTH = "content-length";
   private static final String TRANSFER_ENCODING = "transfer-encoding";
+  private static final String HTTP_1_1 = "HTTP/1.1";
   /** Longest header name kept: enough to recognise the two that frame the body. */
   private static final int NAME_CAP = TRANSFER_ENCODING.length() + 1;
   /** Longest framing header value kept; a longer one is invalid anyway. */
@@ -134,9 +135,9 @@ final class Http1Framing {
       case LINE_START -> lineStart(b);
       case NAME -> {
         if (b == ':') {
-          String lower = name.toString();
-          contentLengthHeader = lower.equals(CONTENT_LENGTH);
-          framingHeader = contentLengthHeader || lower.equals(TRANSFER_ENCODING);
+          // Compared in place: every header of every request passes here.
+          contentLengthHeader = CONTENT_LENGTH.contentEquals(name);
+          framingHeader = contentLengthHeader || TRANSFER_ENCODING.contentEquals(name);
           value.setLength(0);
           state = State.VALUE;
         } else if (b == '\n') {
@@ -220,7 +221,7 @@ final class Http1Framing {
   /** Keeps the last space-separated token of the request line: its HTTP version. */
   private void requestLine(byte b) {
     if (b == '\n') {
-      version = token.toString();
+      version = HTTP_1_1.contentEquals(token) ? HTTP_1_1 : token.toString();
       name.setLength(0);
       contentLength = null;
       transferEncoding = null;
@@ -261,7 +262,7 @@ final class Http1Framing {
   }
 
   private void headComplete() {
-    if (!version.equals("HTTP/1.1") && !version.equals("HTTP/1.0")) {
+    if (!version.equals(HTTP_1_1) && !version.equals("HTTP/1.0")) {
       if (HTTP_VERSION.matcher(version).matches()) {
         refuse(505, "HTTP version not supported: " + version, false);
       } else {

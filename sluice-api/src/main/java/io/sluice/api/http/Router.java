@@ -5,12 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Matches (method, decoded path segments) to handlers. Routes are tried in the order added, so
- * literal routes such as {@code /jobs/bulk} are added before {@code /jobs/{id}}. A path that some
- * route matches under another method is a 405; no match at all is a 404. A segment that cannot be
- * decoded, in a path that some route matches, is a 400 naming the route's parameter there.
- * Before answering, the router tells the exchange which route's pattern took the request
+ * Matches (method, decoded path segments) to handlers. The most literal pattern that matches a
+ * path owns it: literal routes such as {@code /jobs/bulk} win over {@code /jobs/{id}} whatever
+ * the order they were added in, and among equally literal ones the first added wins. A path that
+ * some route matches under another method is a 405; no match at all is a 404. A segment that
+ * cannot be decoded, in a path that some route matches, is a 400 naming the route's parameter
+ * there. Before answering, the router tells the exchange which route's pattern took the request
  * ({@link Exchange#route}), so metrics can name the route rather than the path.
+ *
+ * <p>Every request is routed, so a lookup looks only at the routes with the path's number of
+ * segments and allocates nothing but the chosen route's parameter list.
  */
 public final class Router {
   /** Handles one request; {@code params} are the values of the route's {@code {…}} segments. */
@@ -19,24 +23,56 @@ public final class Router {
     void handle(Exchange exchange, List<String> params);
   }
 
-  private record Route(HttpMethod method, String path, String[] pattern, Handler handler) {
-    List<String> match(List<String> segments) {
-      if (segments.size() != pattern.length) {
-        return null;
-      }
-      List<String> params = new ArrayList<>(2);
-      for (int i = 0; i < pattern.length; i++) {
-        if (pattern[i].startsWith("{")) {
-          params.add(segments.get(i));
-        } else if (!pattern[i].equals(segments.get(i))) {
-          return null;
+  /** A route; {@code literals[i]} is null where the pattern has a parameter. */
+  record Route(HttpMethod method, String path, String[] literals, int params, Handler handler) {
+    static Route of(HttpMethod method, String path, Handler handler) {
+      String[] literals = path.substring(1).split("/", -1);
+      int params = 0;
+      for (int i = 0; i < literals.length; i++) {
+        if (literals[i].startsWith("{")) {
+          literals[i] = null;
+          params++;
         }
       }
-      return params;
+      return new Route(method, path, literals, params, handler);
+    }
+
+    /** Whether the segments fit the pattern; an undecodable (null) segment fits parameters only. */
+    boolean matches(List<String> segments) {
+      for (int i = 0; i < literals.length; i++) {
+        if (literals[i] != null && !literals[i].equals(segments.get(i))) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    List<String> params(List<String> segments) {
+      List<String> values = new ArrayList<>(params);
+      for (int i = 0; i < literals.length; i++) {
+        if (literals[i] == null) {
+          values.add(segments.get(i));
+        }
+      }
+      return values;
+    }
+
+    /** The name of the parameter at segment {@code index}, without its braces. */
+    String paramName(int index) {
+      String pattern = path.substring(1).split("/", -1)[index];
+      return pattern.substring(1, pattern.length() - 1);
     }
   }
 
-  private final List<Route> routes;
+  /**
+   * The outcome of a lookup: {@code owner} is the most literal route matching the path under any
+   * method (null: a 404), {@code handler} the most literal one under the request's method (null
+   * with an owner: a 405).
+   */
+  record Match(Route owner, Route handler) {}
+
+  /** Routes by their number of segments, each list in the order added; shared with views. */
+  private final List<List<Route>> bySegments;
   /** Put before every path added through this router; empty for a listener's own router. */
   private final String prefix;
 
@@ -44,14 +80,18 @@ public final class Router {
     this(new ArrayList<>(), "");
   }
 
-  private Router(List<Route> routes, String prefix) {
-    this.routes = routes;
+  private Router(List<List<Route>> bySegments, String prefix) {
+    this.bySegments = bySegments;
     this.prefix = prefix;
   }
 
   public Router add(HttpMethod method, String path, Handler handler) {
-    String full = prefix + path;
-    routes.add(new Route(method, full, full.substring(1).split("/"), handler));
+    Route route = Route.of(method, prefix + path, handler);
+    int segments = route.literals().length;
+    while (bySegments.size() <= segments) {
+      bySegments.add(new ArrayList<>());
+    }
+    bySegments.get(segments).add(route);
     return this;
   }
 
@@ -60,7 +100,31 @@ public final class Router {
    * one listener can serve another's handlers beside its own; routing is this router's.
    */
   public Router under(String prefix) {
-    return new Router(routes, this.prefix + prefix);
+    return new Router(bySegments, this.prefix + prefix);
+  }
+
+  /** The routes that would take a request with this method and these segments. */
+  Match match(HttpMethod method, List<String> segments) {
+    if (segments.size() >= bySegments.size()) {
+      return new Match(null, null);
+    }
+    Route owner = null;
+    Route handler = null;
+    for (Route route : bySegments.get(segments.size())) {
+      boolean cannotWin = owner != null && (route.params() > owner.params()
+          || route.params() == owner.params() && handler != null);
+      if (cannotWin || !route.matches(segments)) {
+        continue;
+      }
+      if (owner == null || route.params() < owner.params()) {
+        owner = route;
+        handler = null;
+      }
+      if (handler == null && route.method().equals(method)) {
+        handler = route;
+      }
+    }
+    return new Match(owner, handler);
   }
 
   public void route(Exchange exchange) {
@@ -70,40 +134,28 @@ public final class Router {
       return;
     }
     List<String> segments = path.segments();
-    // The most literal pattern that matches owns the path: GET /jobs/bulk is a 405, not a
-    // lookup of a job whose id is "bulk". A segment that cannot be decoded (null) matches
-    // parameters only.
-    int fewestParams = Integer.MAX_VALUE;
-    Route owner = null;
-    for (Route route : routes) {
-      List<String> params = route.match(segments);
-      if (params != null && params.size() < fewestParams) {
-        fewestParams = params.size();
-        owner = route;
-      }
-    }
-    if (owner != null) {
-      exchange.routedTo(owner.path());
-    }
-    if (owner != null && path.malformed() >= 0) {
-      String param = owner.pattern()[path.malformed()];
-      exchange.fail(new HttpError(400, "invalid path: " + path.problem() + " in `"
-          + param.substring(1, param.length() - 1) + "`", null));
+    Match match = match(exchange.request().method(), segments);
+    Route owner = match.owner();
+    if (owner == null) {
+      exchange.fail(HttpError.notFound());
       return;
     }
-    for (Route route : routes) {
-      List<String> params = route.match(segments);
-      if (params != null && params.size() == fewestParams
-          && route.method().equals(exchange.request().method())) {
-        exchange.routedTo(route.path());
-        try {
-          route.handler().handle(exchange, params);
-        } catch (RuntimeException e) {
-          exchange.fail(e);
-        }
-        return;
-      }
+    exchange.routedTo(owner.path());
+    if (path.malformed() >= 0) {
+      exchange.fail(new HttpError(400, "invalid path: " + path.problem() + " in `"
+          + owner.paramName(path.malformed()) + "`", null));
+      return;
     }
-    exchange.fail(owner != null ? HttpError.methodNotAllowed() : HttpError.notFound());
+    Route handler = match.handler();
+    if (handler == null) {
+      exchange.fail(HttpError.methodNotAllowed());
+      return;
+    }
+    exchange.routedTo(handler.path());
+    try {
+      handler.handler().handle(exchange, handler.params(segments));
+    } catch (RuntimeException e) {
+      exchange.fail(e);
+    }
   }
 }

@@ -1,9 +1,12 @@
 package io.sluice.api.metrics;
 
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.sluice.api.http.Exchange;
 import io.vertx.core.http.HttpServerResponse;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Counts answered requests by route pattern and status code ({@code sluice_http_requests_total}).
@@ -14,7 +17,16 @@ public final class HttpRequestMetrics {
   /** The route of a request whose path no route matches. */
   static final String UNMATCHED = "unmatched";
 
+  /** Status codes are three digits: 100 to 599. */
+  private static final int CODES = 600;
+
   private final Counter requests;
+  /**
+   * Each route's data points by status code, so that counting a response hashes one string
+   * instead of the library's list of label values (the router hands out the same few strings).
+   */
+  private final ConcurrentHashMap<String, AtomicReferenceArray<CounterDataPoint>> byRoute =
+      new ConcurrentHashMap<>();
 
   HttpRequestMetrics(PrometheusRegistry registry) {
     requests = Counter.builder()
@@ -34,8 +46,22 @@ public final class HttpRequestMetrics {
     HttpServerResponse response = exchange.request().response();
     response.headersEndHandler(ignored -> {
       String route = exchange.route();
-      requests.labelValues(route == null ? UNMATCHED : route,
-          Integer.toString(response.getStatusCode())).inc();
+      dataPoint(route == null ? UNMATCHED : route, response.getStatusCode()).inc();
     });
+  }
+
+  private CounterDataPoint dataPoint(String route, int code) {
+    if (code < 0 || code >= CODES) {
+      return requests.labelValues(route, Integer.toString(code));
+    }
+    AtomicReferenceArray<CounterDataPoint> byCode =
+        byRoute.computeIfAbsent(route, r -> new AtomicReferenceArray<>(CODES));
+    CounterDataPoint point = byCode.get(code);
+    if (point == null) {
+      // Another thread may do the same meanwhile; the library gives both the same data point.
+      point = requests.labelValues(route, Integer.toString(code));
+      byCode.set(code, point);
+    }
+    return point;
   }
 }
