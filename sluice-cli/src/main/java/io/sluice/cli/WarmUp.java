@@ -42,10 +42,13 @@ final class WarmUp {
    * Runs {@code jobs} jobs through throwaway servers; never fails the start-up, and ends early
    * once {@code stopRequested} or after {@link WarmUpTraffic#TIME_LIMIT}. Its commits are
    * buffered whatever the real server's commit mode: waiting for the disk compiles nothing.
+   *
+   * @return the jobs taken and acknowledged
    */
-  static void run(EngineConfig engine, int jobs, BooleanSupplier stopRequested) {
+  static int run(EngineConfig engine, int jobs, BooleanSupplier stopRequested) {
     long start = System.nanoTime();
     Path dir = null;
+    int done = 0;
     LOG.info("warming up: {} jobs through throwaway servers in a temporary directory", jobs);
     try (AutoCloseable muted = LoggingSetup.mutedExcept(WarmUp.class)) {
       dir = Files.createTempDirectory("sluice-warm-up-");
@@ -62,7 +65,6 @@ final class WarmUp {
       List<Round> rounds = List.of(new Round("rehearsal", rehearsal, REHEARSAL_BULK_PERCENT),
           new Round("bulk", jobs - rehearsal - singles, BULK_PERCENT),
           new Round("singles", singles, 0));
-      int done = 0;
       for (Round round : rounds) {
         if (round.jobs() > 0 && !stopRequested.getAsBoolean() && System.nanoTime() < deadline) {
           done += runOn(dir.resolve(round.name()), engine, round, stopRequested, deadline);
@@ -77,6 +79,7 @@ final class WarmUp {
         deleteTree(dir);
       }
     }
+    return done;
   }
 
   /** One round's jobs, {@code bulkPercent} of them enqueued in bulk, on a server of its own. */
@@ -88,7 +91,7 @@ final class WarmUp {
         ServeCommand.defaultEventLoops());
     try (SluiceServer server = SluiceServer.start(new StoreConfig(dir.resolve("data"), CACHE_BYTES),
         engine, api, new EngineLoop.CommitModes(false, false), Clock.systemUTC())) {
-      return new WarmUpTraffic("http://127.0.0.1:" + server.port(), stopRequested, deadlineNanos)
+      return new WarmUpTraffic(server.port(), stopRequested, deadlineNanos)
           .run(round.jobs(), round.bulkPercent());
     }
   }
