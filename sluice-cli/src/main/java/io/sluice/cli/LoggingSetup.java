@@ -61,8 +61,7 @@ final class LoggingSetup {
     PatternLayoutEncoder pattern = new PatternLayoutEncoder();
     pattern.setContext(context);
     if (format.equals("compact")) {
-      pattern.setPattern(
-          "%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level %logger{0} [%thread] %msg%n");
+      pattern.setPattern(DefaultLogging.PATTERN);
     } else if (toFiles) {
       // Colour escapes would only clutter a file.
       pattern.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0} %msg%n");
