@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import net.thisptr.jackson.jq.BuiltinFunctionLoader;
 import net.thisptr.jackson.jq.JsonQuery;
 import net.thisptr.jackson.jq.Scope;
 import net.thisptr.jackson.jq.Versions;
@@ -23,7 +22,6 @@ import net.thisptr.jackson.jq.exception.JsonQueryException;
  * since a batch applies the same two expressions to every enqueue. Thread-safe.
  */
 public final class JqBatchExpressions implements BatchExpressions {
-  private static final Scope ROOT = rootScope();
   private static final int MAX_CACHED = 1024;
   static final String RECURSION_TOO_DEEP = "recursion too deep";
   /**
@@ -116,7 +114,7 @@ public final class JqBatchExpressions implements BatchExpressions {
   private List<JsonNode> run(String expression, JsonNode existing, JsonNode incoming,
       List<JsonNode> outputs) throws ExpressionFailure {
     JsonQuery query = compile(expression);
-    Scope scope = Scope.newChildScope(ROOT);
+    Scope scope = JqScopes.child();
     scope.setValue("existing", existing);
     scope.setValue("new", incoming);
     try {
@@ -162,11 +160,5 @@ public final class JqBatchExpressions implements BatchExpressions {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-  }
-
-  private static Scope rootScope() {
-    Scope scope = Scope.newEmptyScope();
-    BuiltinFunctionLoader.getInstance().loadFunctions(Versions.JQ_1_6, scope);
-    return scope;
   }
 }

@@ -3,9 +3,7 @@ package io.sluice.api.wire;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import io.sluice.engine.SluiceException;
-import net.thisptr.jackson.jq.BuiltinFunctionLoader;
 import net.thisptr.jackson.jq.JsonQuery;
-import net.thisptr.jackson.jq.Scope;
 import net.thisptr.jackson.jq.Versions;
 import net.thisptr.jackson.jq.exception.JsonQueryException;
 
@@ -15,7 +13,6 @@ import net.thisptr.jackson.jq.exception.JsonQueryException;
  * match. Thread-safe.
  */
 public final class PayloadFilter {
-  private static final Scope ROOT = rootScope();
 
   private final String expression;
   private final JsonQuery query;
@@ -36,7 +33,7 @@ public final class PayloadFilter {
     // jackson-jq resolves function names when it runs, so a dry run on null finds the names jq
     // itself would refuse to compile; other runtime errors are data-dependent and allowed.
     try {
-      query.apply(Scope.newChildScope(ROOT), NullNode.getInstance(), out -> { });
+      query.apply(JqScopes.child(), NullNode.getInstance(), out -> { });
     } catch (JsonQueryException e) {
       if (String.valueOf(e.getMessage()).contains("does not exist")) {
         throw new SluiceException.InvalidRequest("invalid filter: " + e.getMessage());
@@ -58,7 +55,7 @@ public final class PayloadFilter {
   public boolean matches(JsonNode payload) {
     boolean[] truthy = {false};
     try {
-      query.apply(Scope.newChildScope(ROOT), payload, out -> {
+      query.apply(JqScopes.child(), payload, out -> {
         if (!out.isNull() && !(out.isBoolean() && !out.booleanValue())) {
           truthy[0] = true;
         }
@@ -67,11 +64,5 @@ public final class PayloadFilter {
       return false; // a runtime error, deep recursion on this payload included, is no match
     }
     return truthy[0];
-  }
-
-  private static Scope rootScope() {
-    Scope scope = Scope.newEmptyScope();
-    BuiltinFunctionLoader.getInstance().loadFunctions(Versions.JQ_1_6, scope);
-    return scope;
   }
 }
