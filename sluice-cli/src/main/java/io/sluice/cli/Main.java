@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,17 +20,18 @@ public final class Main {
   public static final String PRODUCT_VERSION = ProductVersion.VERSION;
   private static final Set<String> TOP_LEVEL_FLAGS = Set.of("-h", "--help", "-V", "--version");
   /** The subcommands by name, in the order the help lists them. */
-  static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+  static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
 
-  private static Map<String, Supplier<Object>> subcommands() {
-    Map<String, Supplier<Object>> all = new LinkedHashMap<>();
-    all.put("serve", ServeCommand::new);
-    all.put("tls", TlsCommand::new);
-    all.put("backup", BackupCommand::new);
-    all.put("restore", RestoreCommand::new);
-    all.put("compact", CompactCommand::new);
-    all.put("top", TopCommand::new);
-    all.put("warm-up", WarmUpCommand::new);
+  /** Classes, not constructors: a method reference is a lambda spun up at its first use. */
+  private static Map<String, Class<?>> subcommands() {
+    Map<String, Class<?>> all = new LinkedHashMap<>();
+    all.put("serve", ServeCommand.class);
+    all.put("tls", TlsCommand.class);
+    all.put("backup", BackupCommand.class);
+    all.put("restore", RestoreCommand.class);
+    all.put("compact", CompactCommand.class);
+    all.put("top", TopCommand.class);
+    all.put("warm-up", WarmUpCommand.class);
     return all;
   }
 
@@ -44,11 +44,13 @@ public final class Main {
     CommandLine cli = new CommandLine(new Main());
     // Only the subcommand named, when one is: picocli reads every command's annotations when it
     // is added, which took a tenth of a second of each start for commands that do not run.
-    Supplier<Object> named = effective.length > 0 ? SUBCOMMANDS.get(effective[0]) : null;
+    Class<?> named = effective.length > 0 ? SUBCOMMANDS.get(effective[0]) : null;
     if (named != null) {
-      cli.addSubcommand(named.get());
+      cli.addSubcommand(named);
     } else {
-      SUBCOMMANDS.values().forEach(command -> cli.addSubcommand(command.get()));
+      for (Class<?> command : SUBCOMMANDS.values()) {
+        cli.addSubcommand(command);
+      }
     }
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
       if (e instanceof OperatorException) {

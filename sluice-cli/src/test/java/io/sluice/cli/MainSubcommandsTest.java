@@ -3,7 +3,6 @@ package io.sluice.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -11,8 +10,8 @@ import picocli.CommandLine;
 class MainSubcommandsTest {
   @Test
   void eachSubcommandIsListedUnderItsOwnName() {
-    for (Map.Entry<String, Supplier<Object>> entry : Main.SUBCOMMANDS.entrySet()) {
-      assertThat(new CommandLine(entry.getValue().get()).getCommandName())
+    for (Map.Entry<String, Class<?>> entry : Main.SUBCOMMANDS.entrySet()) {
+      assertThat(new CommandLine(entry.getValue()).getCommandName())
           .isEqualTo(entry.getKey());
     }
   }
