@@ -12,7 +12,8 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * Logback's configuration until the command's flags say otherwise ({@link LoggingSetup}):
  * Sluice's loggers at info, the libraries' at warn, one line per event on stdout. Found by
  * Logback through {@code META-INF/services}, it takes the place of a {@code logback.xml}, whose
- * parsing took about a tenth of a second of every start.
+ * parsing took about a tenth of a second of every start. A file named by
+ * {@code -Dlogback.configurationFile} is still read, by Logback's own configurator.
  */
 public final class DefaultLogging extends ContextAwareBase implements Configurator {
   static final String PATTERN =
@@ -20,6 +21,9 @@ public final class DefaultLogging extends ContextAwareBase implements Configurat
 
   @Override
   public ExecutionStatus configure(LoggerContext context) {
+    if (System.getProperty("logback.configurationFile") != null) {
+      return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+    }
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
     encoder.setPattern(PATTERN);

@@ -171,9 +171,6 @@ final class WarmUpConnection implements AutoCloseable {
     }
     if (chunkLeft == 0) {
       String sizeLine = asciiLine();
-      if (sizeLine != null && sizeLine.isEmpty()) { // the CRLF after the previous chunk's data
-        sizeLine = asciiLine();
-      }
       if (sizeLine == null) {
         chunkLeft = -1;
         return -1;
@@ -191,7 +188,13 @@ final class WarmUpConnection implements AutoCloseable {
     if (b < 0) {
       throw new IOException("the connection closed inside a chunk");
     }
-    chunkLeft--;
+    if (--chunkLeft == 0) {
+      // The chunk's closing line end, read now so that ready() does not take it for more data.
+      String end = asciiLine();
+      if (end == null || !end.isEmpty()) {
+        throw new IOException("a chunk's data is not followed by its line end");
+      }
+    }
     return b;
   }
 

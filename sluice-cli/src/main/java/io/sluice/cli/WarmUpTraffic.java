@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -29,10 +32,13 @@ final class WarmUpTraffic {
   private static final String PAYLOAD = "{\"n\":%d,\"text\":\"" + "x".repeat(64) + "\"}";
 
   private static final String HOST = "127.0.0.1";
+  /** How long past the deadline a connection may still be busy before it is closed. */
+  private static final long DEADLINE_GRACE_MS = 1000;
 
   private final int port;
   private final BooleanSupplier stopRequested;
   private final long deadlineNanos;
+  private final Set<WarmUpConnection> open = ConcurrentHashMap.newKeySet();
 
   /** {@code deadlineNanos} is a {@link System#nanoTime} past which no more is sent. */
   WarmUpTraffic(int port, BooleanSupplier stopRequested, long deadlineNanos) {
@@ -48,6 +54,37 @@ final class WarmUpTraffic {
    * @return the jobs taken and acknowledged
    */
   int run(int jobs, int bulkPercent) throws IOException, InterruptedException {
+    Thread deadline = new Thread(this::closeAllAtDeadline, "sluice-warm-up-deadline");
+    deadline.setDaemon(true);
+    deadline.start();
+    try {
+      return exchange(jobs, bulkPercent);
+    } finally {
+      deadline.interrupt();
+    }
+  }
+
+  /**
+   * Closes every connection once the deadline has passed: a read times out by itself, but a
+   * write to a server that stopped reading would wait for ever, and the start-up with it.
+   */
+  private void closeAllAtDeadline() {
+    try {
+      TimeUnit.NANOSECONDS.sleep(deadlineNanos - System.nanoTime());
+      TimeUnit.MILLISECONDS.sleep(DEADLINE_GRACE_MS);
+    } catch (InterruptedException e) {
+      return; // the traffic ended in time
+    }
+    for (WarmUpConnection connection : open) {
+      try {
+        connection.close();
+      } catch (IOException e) {
+        // Closing is all that is left to do with it.
+      }
+    }
+  }
+
+  private int exchange(int jobs, int bulkPercent) throws IOException, InterruptedException {
     int bulk = jobs * bulkPercent / 100;
     int single = jobs - bulk;
     try (WarmUpConnection requests = connect(); WarmUpConnection stream = connect()) {
@@ -87,7 +124,9 @@ final class WarmUpTraffic {
   }
 
   private WarmUpConnection connect() throws IOException {
-    return new WarmUpConnection(HOST, port, () -> remaining().toMillis());
+    WarmUpConnection connection = new WarmUpConnection(HOST, port, () -> remaining().toMillis());
+    open.add(connection);
+    return connection;
   }
 
   private int drain(WarmUpConnection stream, WarmUpConnection requests, int expected,

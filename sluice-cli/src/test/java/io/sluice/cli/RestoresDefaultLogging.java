@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * After each test that reconfigured Logback through {@link LoggingSetup}, stops its appenders (so
- * the log files it opened are closed before the temporary directory goes) and loads the default
- * {@code logback.xml} again: the other test classes of the module share this JVM's Logback.
+ * the log files it opened are closed before the temporary directory goes) and configures Logback
+ * as a start does ({@link DefaultLogging}): the other test classes of the module share this
+ * JVM's Logback.
  */
 final class RestoresDefaultLogging implements AfterEachCallback {
   @Override

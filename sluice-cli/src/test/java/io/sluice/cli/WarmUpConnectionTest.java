@@ -87,6 +87,21 @@ class WarmUpConnectionTest {
   }
 
   @Test
+  void aChunksClosingLineEndIsNotTakenForMoreData() throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      serveOnce(listener, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+          + "c\r\n{\"id\":\"j1\"}\n\r\n");
+      try (WarmUpConnection connection = connect(listener, 5_000)) {
+        connection.openStream("/jobs/take?queue=q", "application/x-ndjson");
+
+        assertThat(connection.readLine()).isEqualTo("{\"id\":\"j1\"}");
+        // The warm-up acknowledges a job that arrived alone at once, as a worker would.
+        assertThat(connection.ready()).as("nothing more has arrived").isFalse();
+      }
+    }
+  }
+
+  @Test
   void givesTheStatusOfARefusedStreamAndRefusesOneThatIsNotChunked() throws Exception {
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       serveOnce(listener, "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}");

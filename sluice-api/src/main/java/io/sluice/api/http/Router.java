@@ -14,7 +14,7 @@ import java.util.List;
  * ({@link Exchange#route}), so metrics can name the route rather than the path.
  *
  * <p>Every request is routed, so a lookup looks only at the routes with the path's number of
- * segments and allocates nothing but the chosen route's parameter list.
+ * segments, and allocates only its answer and the chosen route's parameter list.
  */
 public final class Router {
   /** Handles one request; {@code params} are the values of the route's {@code {…}} segments. */
@@ -26,7 +26,7 @@ public final class Router {
   /** A route; {@code literals[i]} is null where the pattern has a parameter. */
   record Route(HttpMethod method, String path, String[] literals, int params, Handler handler) {
     static Route of(HttpMethod method, String path, Handler handler) {
-      String[] literals = path.substring(1).split("/", -1);
+      String[] literals = path.substring(1).split("/");
       int params = 0;
       for (int i = 0; i < literals.length; i++) {
         if (literals[i].startsWith("{")) {
@@ -59,7 +59,7 @@ public final class Router {
 
     /** The name of the parameter at segment {@code index}, without its braces. */
     String paramName(int index) {
-      String pattern = path.substring(1).split("/", -1)[index];
+      String pattern = path.substring(1).split("/")[index];
       return pattern.substring(1, pattern.length() - 1);
     }
   }

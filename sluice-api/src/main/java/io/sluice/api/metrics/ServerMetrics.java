@@ -18,9 +18,9 @@ import io.sluice.engine.EngineObserver;
 import io.sluice.engine.QueueCounts;
 import io.sluice.engine.budget.BudgetState;
 import io.vertx.core.Vertx;
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.InstantSource;
-import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -57,21 +57,21 @@ public final class ServerMetrics {
     JvmGarbageCollectorMetrics.builder().register(registry);
     JvmMemoryPoolAllocationMetrics.builder().register(registry);
     JvmMemoryMetrics.builder().register(registry);
-    if (tracksNativeMemory(ManagementFactory.getRuntimeMXBean().getInputArguments())) {
+    if (tracksNativeMemory()) {
       JvmNativeMemoryMetrics.builder().register(registry);
     }
     JvmRuntimeInfoMetric.builder().register(registry);
     ProcessMetrics.builder().register(registry);
   }
 
-  static boolean tracksNativeMemory(List<String> jvmArguments) {
-    String last = null;
-    for (String argument : jvmArguments) {
-      if (argument.startsWith("-XX:NativeMemoryTracking=")) {
-        last = argument.substring("-XX:NativeMemoryTracking=".length());
-      }
+  /** Whether the JVM runs with {@code -XX:NativeMemoryTracking} other than {@code off}. */
+  static boolean tracksNativeMemory() {
+    try {
+      return !"off".equals(ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+          .getVMOption("NativeMemoryTracking").getValue());
+    } catch (RuntimeException e) {
+      return false; // not a HotSpot JVM: there is no such option to read
     }
-    return last != null && !last.equals("off");
   }
 
   /**
