@@ -43,16 +43,8 @@ final class CronRoutes {
   private void list(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(engine.call((eng, nowMs) -> eng.crons().listGroupNames()), names ->
-        ex.send(200, gen -> {
-          gen.writeStartObject();
-          gen.writeArrayFieldStart("crons");
-          for (String name : names) {
-            gen.writeString(name);
-          }
-          gen.writeEndArray();
-          gen.writeEndObject();
-        }));
+    ex.respond(engine.call((eng, nowMs) -> eng.crons().listGroupNames()),
+        names -> ex.sendList(200, "crons", names));
   }
 
   private void deleteAll(Exchange ex) {

@@ -209,15 +209,7 @@ final class JobRoutes {
             ex.noContent();
             return;
           }
-          ex.send(422, gen -> {
-            gen.writeStartObject();
-            gen.writeArrayFieldStart("not_found");
-            for (String id : notFound) {
-              gen.writeString(id);
-            }
-            gen.writeEndArray();
-            gen.writeEndObject();
-          });
+          ex.sendList(422, "not_found", notFound);
         }));
   }
 
@@ -287,15 +279,8 @@ final class JobRoutes {
   private void queues(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(engine.call((eng, nowMs) -> eng.queueNames()), names -> ex.send(200, gen -> {
-      gen.writeStartObject();
-      gen.writeArrayFieldStart("queues");
-      for (String name : names) {
-        gen.writeString(name);
-      }
-      gen.writeEndArray();
-      gen.writeEndObject();
-    }));
+    ex.respond(engine.call((eng, nowMs) -> eng.queueNames()),
+        names -> ex.sendList(200, "queues", names));
   }
 
   private void reset(Exchange ex) {

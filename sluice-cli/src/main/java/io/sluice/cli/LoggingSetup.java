@@ -20,6 +20,10 @@ import org.slf4j.LoggerFactory;
  * Rotated files are named {@code sluice.log.1} (the newest) to {@code sluice.log.<max-files>}.
  */
 final class LoggingSetup {
+  /** The compact format: one line per event, its instant in UTC. */
+  static final String COMPACT_PATTERN =
+      "%d{yyyy-MM-dd'T'HH:mm:ss.SSSX,UTC} %-5level %logger{0} [%thread] %msg%n";
+
   private LoggingSetup() {}
 
   /**
@@ -32,6 +36,12 @@ final class LoggingSetup {
   static void configure(String format, String level, LogFileConfig files, InstantSource clock) {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
+    apply(context, format, level, files, clock);
+  }
+
+  /** Configures a context that holds no configuration yet. */
+  static void apply(LoggerContext context, String format, String level, LogFileConfig files,
+      InstantSource clock) {
     boolean toFiles = files != null;
     Encoder<ILoggingEvent> encoder = encoder(context, resolveFormat(format, toFiles), toFiles);
     Appender<ILoggingEvent> appender = toFiles
@@ -61,7 +71,7 @@ final class LoggingSetup {
     PatternLayoutEncoder pattern = new PatternLayoutEncoder();
     pattern.setContext(context);
     if (format.equals("compact")) {
-      pattern.setPattern(DefaultLogging.PATTERN);
+      pattern.setPattern(COMPACT_PATTERN);
     } else if (toFiles) {
       // Colour escapes would only clutter a file.
       pattern.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0} %msg%n");

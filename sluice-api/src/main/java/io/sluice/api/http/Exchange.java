@@ -128,6 +128,19 @@ public final class Exchange {
     send(status, 512, writer);
   }
 
+  /** Answers an object whose one member, {@code field}, lists {@code values}. */
+  public void sendList(int status, String field, Iterable<String> values) {
+    send(status, gen -> {
+      gen.writeStartObject();
+      gen.writeArrayFieldStart(field);
+      for (String value : values) {
+        gen.writeString(value);
+      }
+      gen.writeEndArray();
+      gen.writeEndObject();
+    });
+  }
+
   /**
    * Like {@link #send(int, BodyWriter)}, with room for about {@code expectedBytes} reserved up
    * front, so a large response is not grown and copied on its way out.
