@@ -22,15 +22,7 @@ public final class Job {
   private JobStatus status;
   private long readyAtMs;
   private int attempts;
-  /** How many error records the job has: its attempts plus its throttled failures (X6). */
-  private int errorRecords;
-  private Integer retryLimit;
-  private BackoffPolicy backoff;
-  private RetentionPolicy retention;
   private long dequeuedAtMs = NONE;
-  private long failedAtMs = NONE;
-  private long completedAtMs = NONE;
-  private long purgeAtMs = NONE;
   /** Canonical JSON payload while it is cached in memory; null once evicted to the store only. */
   private byte[] payload;
   private List<Binding> budgets = List.of();
@@ -38,8 +30,25 @@ public final class Job {
   private boolean pending;
   /** True while the engine's job table holds this object (see {@code JobTable}). */
   private boolean held;
-  private UniqueKey unique;
-  private BatchConfig batch;
+  /**
+   * What most jobs never set, in an object of its own: held jobs take 40 bytes less each, which
+   * is heap the collector copies and promotes (docs/decisions.md). Null while all are defaults.
+   */
+  private Uncommon uncommon;
+
+  /** The fields of {@link Job} that keep their defaults for most jobs. */
+  private static final class Uncommon {
+    /** How many error records the job has: its attempts plus its throttled failures (X6). */
+    int errorRecords;
+    Integer retryLimit;
+    BackoffPolicy backoff;
+    RetentionPolicy retention;
+    long failedAtMs = NONE;
+    long completedAtMs = NONE;
+    long purgeAtMs = NONE;
+    UniqueKey unique;
+    BatchConfig batch;
+  }
 
   public Job(JobId id, String type, String queue, int priority, JobStatus status, long readyAtMs) {
     this.id = id;
@@ -55,19 +64,30 @@ public final class Job {
   }
 
   public UniqueKey unique() {
-    return unique;
+    return uncommon == null ? null : uncommon.unique;
   }
 
   public void unique(UniqueKey unique) {
-    this.unique = unique;
+    if (unique != null || uncommon != null) {
+      uncommon().unique = unique;
+    }
   }
 
   public BatchConfig batch() {
-    return batch;
+    return uncommon == null ? null : uncommon.batch;
   }
 
   public void batch(BatchConfig batch) {
-    this.batch = batch;
+    if (batch != null || uncommon != null) {
+      uncommon().batch = batch;
+    }
+  }
+
+  private Uncommon uncommon() {
+    if (uncommon == null) {
+      uncommon = new Uncommon();
+    }
+    return uncommon;
   }
 
   public String type() {
@@ -114,36 +134,53 @@ public final class Job {
     this.attempts = attempts;
   }
 
+  /** How many error records the job has: its attempts plus its throttled failures (X6). */
   public int errorRecords() {
-    return errorRecords;
+    return uncommon == null ? 0 : uncommon.errorRecords;
   }
 
   public void errorRecords(int errorRecords) {
-    this.errorRecords = errorRecords;
+    if (errorRecords != 0 || uncommon != null) {
+      uncommon().errorRecords = errorRecords;
+    }
   }
 
   public Integer retryLimit() {
-    return retryLimit;
+    return uncommon == null ? null : uncommon.retryLimit;
   }
 
   public void retryLimit(Integer retryLimit) {
-    this.retryLimit = retryLimit;
+    if (retryLimit != null || uncommon != null) {
+      uncommon().retryLimit = retryLimit;
+    }
   }
 
   public BackoffPolicy backoff() {
-    return backoff;
+    return uncommon == null ? null : uncommon.backoff;
   }
 
   public void backoff(BackoffPolicy backoff) {
-    this.backoff = backoff;
+    if (backoff != null || uncommon != null) {
+      uncommon().backoff = backoff;
+    }
   }
 
   public RetentionPolicy retention() {
-    return retention;
+    return uncommon == null ? null : uncommon.retention;
   }
 
   public void retention(RetentionPolicy retention) {
-    this.retention = retention == null || retention.isEmpty() ? null : retention;
+    RetentionPolicy kept = retention == null || retention.isEmpty() ? null : retention;
+    if (kept != null || uncommon != null) {
+      uncommon().retention = kept;
+    }
+  }
+
+  /** Sets the retention as a snapshot holds it, without dropping an empty one. */
+  private void uncommonRetention(RetentionPolicy retention) {
+    if (retention != null || uncommon != null) {
+      uncommon().retention = retention;
+    }
   }
 
   public long dequeuedAtMs() {
@@ -155,27 +192,33 @@ public final class Job {
   }
 
   public long failedAtMs() {
-    return failedAtMs;
+    return uncommon == null ? NONE : uncommon.failedAtMs;
   }
 
   public void failedAtMs(long failedAtMs) {
-    this.failedAtMs = failedAtMs;
+    if (failedAtMs != NONE || uncommon != null) {
+      uncommon().failedAtMs = failedAtMs;
+    }
   }
 
   public long completedAtMs() {
-    return completedAtMs;
+    return uncommon == null ? NONE : uncommon.completedAtMs;
   }
 
   public void completedAtMs(long completedAtMs) {
-    this.completedAtMs = completedAtMs;
+    if (completedAtMs != NONE || uncommon != null) {
+      uncommon().completedAtMs = completedAtMs;
+    }
   }
 
   public long purgeAtMs() {
-    return purgeAtMs;
+    return uncommon == null ? NONE : uncommon.purgeAtMs;
   }
 
   public void purgeAtMs(long purgeAtMs) {
-    this.purgeAtMs = purgeAtMs;
+    if (purgeAtMs != NONE || uncommon != null) {
+      uncommon().purgeAtMs = purgeAtMs;
+    }
   }
 
   public byte[] payload() {
@@ -245,7 +288,8 @@ public final class Job {
 
   /** True when the job is past its purge time and so invisible to every API. */
   public boolean isPurgedAt(long nowMs) {
-    return purgeAtMs != NONE && purgeAtMs <= nowMs;
+    long purgeAt = purgeAtMs();
+    return purgeAt != NONE && purgeAt <= nowMs;
   }
 
   public JobSnapshot snapshot(boolean withPayload) {
@@ -255,26 +299,26 @@ public final class Job {
   /** A snapshot carrying {@code payload} (null: none), such as one read from the store. */
   public JobSnapshot snapshotWith(byte[] payload) {
     return new JobSnapshot(
-        id, type, queue, priority, status, readyAtMs, attempts, retryLimit, backoff, retention,
-        dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload, budgets, unique, batch,
-        errorRecords);
+        id, type, queue, priority, status, readyAtMs, attempts, retryLimit(), backoff(),
+        retention(), dequeuedAtMs, failedAtMs(), completedAtMs(), purgeAtMs(), payload, budgets,
+        unique(), batch(), errorRecords());
   }
 
   /** The job of {@code s} under the given (canonical) type and queue names. */
   public static Job fromSnapshot(JobSnapshot s, String type, String queue) {
     Job job = new Job(s.id(), type, queue, s.priority(), s.status(), s.readyAtMs());
     job.attempts = s.attempts();
-    job.errorRecords = s.errorRecords();
-    job.retryLimit = s.retryLimit();
-    job.backoff = s.backoff();
-    job.retention = s.retention();
+    job.errorRecords(s.errorRecords());
+    job.retryLimit(s.retryLimit());
+    job.backoff(s.backoff());
+    job.uncommonRetention(s.retention());
     job.dequeuedAtMs = s.dequeuedAtMs();
-    job.failedAtMs = s.failedAtMs();
-    job.completedAtMs = s.completedAtMs();
-    job.purgeAtMs = s.purgeAtMs();
+    job.failedAtMs(s.failedAtMs());
+    job.completedAtMs(s.completedAtMs());
+    job.purgeAtMs(s.purgeAtMs());
     job.budgets = s.budgets();
-    job.unique = s.unique();
-    job.batch = s.batch();
+    job.unique(s.unique());
+    job.batch(s.batch());
     return job;
   }
 }

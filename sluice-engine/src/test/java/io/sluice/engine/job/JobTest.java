@@ -1,0 +1,108 @@
+package io.sluice.engine.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fields most jobs leave at their defaults read back as set, however often they change. */
+class JobTest {
+  private static final JobId ID = new JobId(1_700_000_000_000L, 42);
+  private static final byte[] PAYLOAD = "{\"n\":1}".getBytes();
+
+  @Test
+  void aPlainJobReadsEveryDefault() {
+    Job job = plain();
+
+    assertThat(job.errorRecords()).isZero();
+    assertThat(job.retryLimit()).isNull();
+    assertThat(job.backoff()).isNull();
+    assertThat(job.retention()).isNull();
+    assertThat(job.failedAtMs()).isEqualTo(Job.NONE);
+    assertThat(job.completedAtMs()).isEqualTo(Job.NONE);
+    assertThat(job.purgeAtMs()).isEqualTo(Job.NONE);
+    assertThat(job.unique()).isNull();
+    assertThat(job.batch()).isNull();
+    assertThat(job.isPurgedAt(Long.MAX_VALUE)).isFalse();
+  }
+
+  @Test
+  void uncommonFieldsReadBackAsSetAndReset() {
+    Job job = plain();
+    BackoffPolicy backoff = new BackoffPolicy(10, 2.0f, 5);
+    RetentionPolicy retention = new RetentionPolicy(1_000L, null);
+    UniqueKey unique = new UniqueKey("k", UniqueKey.Scope.values()[0]);
+    BatchConfig batch = new BatchConfig("b", null, null);
+
+    job.errorRecords(3);
+    job.retryLimit(7);
+    job.backoff(backoff);
+    job.retention(retention);
+    job.failedAtMs(11);
+    job.completedAtMs(12);
+    job.purgeAtMs(13);
+    job.unique(unique);
+    job.batch(batch);
+
+    assertThat(job.errorRecords()).isEqualTo(3);
+    assertThat(job.retryLimit()).isEqualTo(7);
+    assertThat(job.backoff()).isEqualTo(backoff);
+    assertThat(job.retention()).isEqualTo(retention);
+    assertThat(job.failedAtMs()).isEqualTo(11);
+    assertThat(job.completedAtMs()).isEqualTo(12);
+    assertThat(job.purgeAtMs()).isEqualTo(13);
+    assertThat(job.unique()).isEqualTo(unique);
+    assertThat(job.batch()).isEqualTo(batch);
+    assertThat(job.isPurgedAt(12)).isFalse();
+    assertThat(job.isPurgedAt(13)).isTrue();
+
+    job.errorRecords(0);
+    job.retryLimit(null);
+    job.backoff(null);
+    job.retention(new RetentionPolicy(null, null));
+    job.failedAtMs(Job.NONE);
+    job.completedAtMs(Job.NONE);
+    job.purgeAtMs(Job.NONE);
+    job.unique(null);
+    job.batch(null);
+
+    assertThat(job.snapshot(true)).isEqualTo(plain().snapshot(true));
+  }
+
+  @Test
+  void settingOneFieldLeavesTheOthersAtTheirDefaults() {
+    Job job = plain();
+    job.completedAtMs(5);
+
+    assertThat(job.completedAtMs()).isEqualTo(5);
+    assertThat(job.failedAtMs()).isEqualTo(Job.NONE);
+    assertThat(job.purgeAtMs()).isEqualTo(Job.NONE);
+    assertThat(job.errorRecords()).isZero();
+    assertThat(job.retryLimit()).isNull();
+  }
+
+  @Test
+  void aSnapshotRoundTripsEveryField() {
+    JobSnapshot full = new JobSnapshot(ID, "t", "q", 3, JobStatus.DEAD, 100, 4, 9,
+        new BackoffPolicy(1, 1.5f, 2), new RetentionPolicy(null, 60_000L), 101, 102, 103, 104,
+        PAYLOAD, List.of(), new UniqueKey("u", UniqueKey.Scope.values()[0]),
+        new BatchConfig("b", "w", "f"), 6);
+    // An empty retention from a snapshot is kept as it came, as before.
+    JobSnapshot emptyRetention = new JobSnapshot(ID, "t", "q", 0, JobStatus.READY, 100, 0, null,
+        null, new RetentionPolicy(null, null), Job.NONE, Job.NONE, Job.NONE, Job.NONE, PAYLOAD,
+        List.of(), null, null, 0);
+    JobSnapshot plain = plain().snapshot(true);
+
+    for (JobSnapshot snapshot : List.of(full, emptyRetention, plain)) {
+      // The payload is not part of a job made from a snapshot: it stays in the store.
+      Job job = Job.fromSnapshot(snapshot, snapshot.type(), snapshot.queue());
+      assertThat(job.snapshotWith(snapshot.payload())).isEqualTo(snapshot);
+    }
+  }
+
+  private static Job plain() {
+    Job job = new Job(ID, "t", "q", 0, JobStatus.READY, 100);
+    job.payload(PAYLOAD);
+    return job;
+  }
+}
