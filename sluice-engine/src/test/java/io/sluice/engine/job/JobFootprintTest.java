@@ -12,18 +12,21 @@ import org.openjdk.jol.info.GraphLayout;
  */
 class JobFootprintTest {
   @Test
-  void aJobObjectStaysWithinSeventyTwoBytes() {
+  void aJobObjectStaysWithinEightyBytes() {
     // With compressed references, as on any heap below 32 GiB: 112 bytes before the split.
-    assertThat(ClassLayout.parseClass(Job.class).instanceSize()).isLessThanOrEqualTo(72);
+    assertThat(ClassLayout.parseClass(Job.class).instanceSize()).isLessThanOrEqualTo(80);
   }
 
   @Test
-  void aPlainJobHoldsNoObjectForTheFieldsItLeavesAtTheirDefaults() {
+  void aPlainJobHoldsNoObjectForItsDefaultsEvenOnceCompleted() {
     Job job = new Job(new JobId(1, 2), "t", "q", 0, JobStatus.READY, 100);
     job.retryLimit(null);
     job.retention(new RetentionPolicy(null, null));
     job.purgeAtMs(Job.NONE);
     job.errorRecords(0);
+    // Every completion sets it, also of a job forgotten at once: an object made then, referenced
+    // from a job already promoted, would be promoted in turn.
+    job.completedAtMs(5);
 
     assertThat(GraphLayout.parseInstance(job).getClasses())
         .noneMatch(type -> type.getEnclosingClass() == Job.class);
@@ -32,7 +35,7 @@ class JobFootprintTest {
   @Test
   void aJobWithAnUncommonFieldHoldsOneMoreObject() {
     Job job = new Job(new JobId(1, 2), "t", "q", 0, JobStatus.READY, 100);
-    job.completedAtMs(5);
+    job.failedAtMs(5);
 
     assertThat(GraphLayout.parseInstance(job).getClasses())
         .anyMatch(type -> type.getEnclosingClass() == Job.class);
