@@ -31,7 +31,7 @@ class JobTest {
     Job job = plain();
     BackoffPolicy backoff = new BackoffPolicy(10, 2.0f, 5);
     RetentionPolicy retention = new RetentionPolicy(1_000L, null);
-    UniqueKey unique = new UniqueKey("k", UniqueKey.Scope.values()[0]);
+    UniqueKey unique = new UniqueKey("k", UniqueKey.Scope.QUEUED);
     BatchConfig batch = new BatchConfig("b", null, null);
 
     job.errorRecords(3);
@@ -70,22 +70,32 @@ class JobTest {
   }
 
   @Test
-  void settingOneFieldLeavesTheOthersAtTheirDefaults() {
+  void settingOneUncommonFieldLeavesTheOthersAtTheirDefaults() {
     Job job = plain();
-    job.completedAtMs(5);
+    job.retryLimit(3);
 
-    assertThat(job.completedAtMs()).isEqualTo(5);
+    assertThat(job.retryLimit()).isEqualTo(3);
     assertThat(job.failedAtMs()).isEqualTo(Job.NONE);
-    assertThat(job.purgeAtMs()).isEqualTo(Job.NONE);
     assertThat(job.errorRecords()).isZero();
-    assertThat(job.retryLimit()).isNull();
+    assertThat(job.backoff()).isNull();
+    assertThat(job.retention()).isNull();
+    assertThat(job.unique()).isNull();
+    assertThat(job.batch()).isNull();
+    assertThat(job.snapshot(true)).isEqualTo(withRetryLimit(plain().snapshot(true), 3));
+  }
+
+  private static JobSnapshot withRetryLimit(JobSnapshot s, Integer retryLimit) {
+    return new JobSnapshot(s.id(), s.type(), s.queue(), s.priority(), s.status(), s.readyAtMs(),
+        s.attempts(), retryLimit, s.backoff(), s.retention(), s.dequeuedAtMs(), s.failedAtMs(),
+        s.completedAtMs(), s.purgeAtMs(), s.payload(), s.budgets(), s.unique(), s.batch(),
+        s.errorRecords());
   }
 
   @Test
   void aSnapshotRoundTripsEveryField() {
     JobSnapshot full = new JobSnapshot(ID, "t", "q", 3, JobStatus.DEAD, 100, 4, 9,
         new BackoffPolicy(1, 1.5f, 2), new RetentionPolicy(null, 60_000L), 101, 102, 103, 104,
-        PAYLOAD, List.of(), new UniqueKey("u", UniqueKey.Scope.values()[0]),
+        PAYLOAD, List.of(), new UniqueKey("u", UniqueKey.Scope.QUEUED),
         new BatchConfig("b", "w", "f"), 6);
     // An empty retention from a snapshot is kept as it came, as before.
     JobSnapshot emptyRetention = new JobSnapshot(ID, "t", "q", 0, JobStatus.READY, 100, 0, null,
