@@ -176,10 +176,7 @@ public final class Job {
   }
 
   public void retention(RetentionPolicy retention) {
-    RetentionPolicy kept = retention == null || retention.isEmpty() ? null : retention;
-    if (kept != null || uncommon != null) {
-      uncommonOrNew().retention = kept;
-    }
+    retentionAsGiven(retention == null || retention.isEmpty() ? null : retention);
   }
 
   /** Sets the retention as a snapshot holds it, without dropping an empty one. */
