@@ -29,7 +29,7 @@ final class CrashableServer implements AutoCloseable {
 
   /**
    * @param command the server command up to and including its {@code serve} options other than
-   *     root directory and listeners, e.g. {@code java -jar sluice-all.jar serve --default-commit-mode fsync}
+   *     root directory and listeners, e.g. {@code java -jar sluice.jar serve --default-commit-mode fsync}
    */
   CrashableServer(List<String> command, Path rootDir, Path logDir, long startupTimeoutSec) {
     this.command = List.copyOf(command);

@@ -48,7 +48,7 @@ record TortureOptions(
 
       Server:
         --project DIR                 Sluice checkout (default: current directory)
-        --server-jar PATH             runnable server jar (default DIR/sluice-cli/target/sluice-all.jar)
+        --server-jar PATH             runnable server jar (default DIR/sluice-cli/target/sluice.jar)
         --mode buffered|fsync|both    --default-commit-mode of the server; both = one run each
                                       (default both)
         --enqueue-commit-mode M       also pass --enqueue-commit-mode M (default: not passed)
@@ -142,7 +142,7 @@ record TortureOptions(
     }
     Path project = Path.of(v.get("project")).toAbsolutePath().normalize();
     Path jar = v.get("server-jar").isEmpty()
-        ? project.resolve("sluice-cli/target/sluice-all.jar")
+        ? project.resolve("sluice-cli/target/sluice.jar")
         : Path.of(v.get("server-jar")).toAbsolutePath();
     long seed;
     try {

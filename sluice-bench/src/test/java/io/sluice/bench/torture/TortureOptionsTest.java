@@ -15,7 +15,7 @@ class TortureOptionsTest {
 
     assertThat(o.cycles()).isEqualTo(100);
     assertThat(o.modes()).containsExactly("buffered", "fsync");
-    assertThat(o.serverCommand()).endsWith("-jar", Path.of("/src/sluice/sluice-cli/target/sluice-all.jar").toString());
+    assertThat(o.serverCommand()).endsWith("-jar", Path.of("/src/sluice/sluice-cli/target/sluice.jar").toString());
     assertThat(o.serveCommand("fsync")).endsWith("serve", "--warm-up-jobs", "0", "--default-commit-mode", "fsync");
   }
 
