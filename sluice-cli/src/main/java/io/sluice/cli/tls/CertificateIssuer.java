@@ -67,9 +67,10 @@ final class CertificateIssuer {
   }
 
   /** A server certificate for {@code altNames}, signed by {@code authority}. */
-  CertifiedKey server(CertifiedKey authority, String commonName, GeneralNames altNames, int days,
-      Instant now) {
-    return leaf(authority, commonName, KeyPurposeId.id_kp_serverAuth, altNames, days, now);
+  CertifiedKey server(CertifiedKey authority, String commonName, SubjectAltNames altNames,
+      int days, Instant now) {
+    return leaf(authority, commonName, KeyPurposeId.id_kp_serverAuth, altNames.generalNames(),
+        days, now);
   }
 
   /** A client certificate whose common name is {@code name}, signed by {@code authority}. */
@@ -81,11 +82,11 @@ final class CertificateIssuer {
    * A certificate for a cluster node named {@code name}, reachable at {@code altNames}: it both
    * serves its peers and connects to them, so it is good for server and client authentication.
    */
-  CertifiedKey peer(CertifiedKey authority, String name, GeneralNames altNames, int days,
+  CertifiedKey peer(CertifiedKey authority, String name, SubjectAltNames altNames, int days,
       Instant now) {
     return leaf(authority, name,
         new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth},
-        altNames, days, now);
+        altNames.generalNames(), days, now);
   }
 
   private CertifiedKey leaf(CertifiedKey authority, String commonName, KeyPurposeId purpose,

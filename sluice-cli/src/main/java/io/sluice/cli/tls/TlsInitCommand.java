@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.bouncycastle.asn1.x509.GeneralNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -54,12 +53,10 @@ final class TlsInitCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  private final CertificateIssuer issuer = new CertificateIssuer();
-
   @Override
   public Integer call() {
     // Every value is checked before the first file is written.
-    GeneralNames altNames = SubjectAltNames.parse(sans);
+    SubjectAltNames altNames = SubjectAltNames.parse(sans);
     int leafDays = TlsOptionValues.days(days, "--days");
     int authorityDays = TlsOptionValues.days(caDays, "--ca-days");
     String authorityName = TlsOptionValues.commonName(caCommonName, "--cn");
@@ -70,7 +67,9 @@ final class TlsInitCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PemOutput files = output.files(out);
     Instant now = Instant.now();
-    CertifiedKey ca = authority(files, out, authorityName, authorityDays, now);
+    // Made here, not when picocli makes the command: verifying the issuer loads BouncyCastle.
+    CertificateIssuer issuer = new CertificateIssuer();
+    CertifiedKey ca = authority(issuer, files, out, authorityName, authorityDays, now);
     if (!files.writePair(TlsFileNames.SERVER_CERT, TlsFileNames.SERVER_KEY, () -> issuer.server(
         ca, TlsServerCertCommand.DEFAULT_COMMON_NAME, altNames, leafDays, now))) {
       warnIfNotSignedBy(ca, files.directory().resolve(TlsFileNames.SERVER_CERT), out);
@@ -101,8 +100,8 @@ final class TlsInitCommand implements Callable<Integer> {
   }
 
   /** The CA given by option, else the one in the output directory, else a new one. */
-  private CertifiedKey authority(PemOutput files, PrintWriter out, String commonName, int validDays,
-      Instant now) {
+  private CertifiedKey authority(CertificateIssuer issuer, PemOutput files, PrintWriter out,
+      String commonName, int validDays, Instant now) {
     if (authority.given()) {
       return authority.load(files.directory());
     }

@@ -3,7 +3,6 @@ package io.sluice.cli.tls;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.bouncycastle.asn1.x509.GeneralNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -39,7 +38,7 @@ final class TlsPeerCertCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     String node = TlsOptionValues.clientName(name, "--name");
-    GeneralNames altNames = SubjectAltNames.parse(sans);
+    SubjectAltNames altNames = SubjectAltNames.parse(sans);
     int validDays = TlsOptionValues.days(days, "--days");
     CertifiedKey ca = authority.load(output.directory());
     Instant now = Instant.now();

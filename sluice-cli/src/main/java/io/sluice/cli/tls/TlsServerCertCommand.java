@@ -3,7 +3,6 @@ package io.sluice.cli.tls;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.bouncycastle.asn1.x509.GeneralNames;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -36,7 +35,7 @@ final class TlsServerCertCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    GeneralNames altNames = SubjectAltNames.parse(sans);
+    SubjectAltNames altNames = SubjectAltNames.parse(sans);
     int validDays = TlsOptionValues.days(days, "--days");
     String name = TlsOptionValues.commonName(commonName, "--cn");
     CertifiedKey ca = authority.load(output.directory());

@@ -21,8 +21,6 @@ import java.util.List;
 import org.bouncycastle.asn1.DERBitString;
 import org.bouncycastle.asn1.sec.SECObjectIdentifiers;
 import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
@@ -45,8 +43,7 @@ class PemFilesTest {
   }
 
   private CertifiedKey server(CertifiedKey ca) {
-    return issuer.server(ca, "server", new GeneralNames(
-        new GeneralName(GeneralName.dNSName, "localhost")), 1, now);
+    return issuer.server(ca, "server", SubjectAltNames.parse(List.of("localhost")), 1, now);
   }
 
   private Path pem(String name, Object... objects) throws IOException {
