@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 /**
  * Benchmarks a Sluice server over loopback HTTP/1.1 keep-alive.
@@ -152,12 +153,14 @@ public final class BenchMain {
             tag, server.endpoint().url(), (System.nanoTime() - t0) / 1e9, server.log());
       }
       Endpoint endpoint = server != null ? server.endpoint() : fixedEndpoint;
+      LongSupplier serverCpuNanos = server != null ? server::cpuNanos : () -> -1;
       warmUpServer(tag, kit, endpoint);
       // A per-run nonce in every payload tells this run's jobs from leftovers on a shared server.
       String nonce = String.format("%08x", ThreadLocalRandom.current().nextInt());
       if (opt.runThroughput()) {
         Map<String, Object> a = runWorkload(tag, "a", server, () -> {
-          ThroughputResult r = new ThroughputWorkload(opt, kit, endpoint).run(nonce);
+          ThroughputResult r = new ThroughputWorkload(opt, kit, endpoint).withServerCpu(serverCpuNanos)
+              .run(nonce);
           printIndented(tag, r.describe());
           return r.toMap();
         });
@@ -238,8 +241,12 @@ public final class BenchMain {
       summary.put("a_ok_runs", a.size());
       summary.put("a", m);
       if (!a.isEmpty()) {
-        System.out.printf("[a] enqueue %,.0f jobs/s, drain %,.0f jobs/s (%d of %d runs)%n",
-            num(m.get("enqueue_jobs_per_s")), num(m.get("drain_jobs_per_s")), a.size(), opt.runs());
+        String serverCpu = m.containsKey("enqueue_server_cpu_us_per_job")
+            ? String.format("; server CPU %.1f / %.1f us/job", num(m.get("enqueue_server_cpu_us_per_job")),
+                num(m.get("drain_server_cpu_us_per_job")))
+            : "";
+        System.out.printf("[a] enqueue %,.0f jobs/s, drain %,.0f jobs/s%s (%d of %d runs)%n",
+            num(m.get("enqueue_jobs_per_s")), num(m.get("drain_jobs_per_s")), serverCpu, a.size(), opt.runs());
       } else {
         System.out.println("[a] no verified run");
       }

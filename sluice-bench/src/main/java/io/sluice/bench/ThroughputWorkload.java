@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * Workload (a): bulk-enqueue N jobs, then drain them with take streams and batched acks, timing
@@ -29,6 +30,7 @@ final class ThroughputWorkload {
   /** Told when the drain clock starts and stops, or null. */
   private DrainHook drainHook;
   private IntFunction<String> partitionOf;
+  private LongSupplier serverCpuNanos = () -> -1;
 
   /**
    * Lets a workload run something exactly beside the drain (not the enqueue): {@link #beforeGo}
@@ -59,6 +61,15 @@ final class ThroughputWorkload {
     return this;
   }
 
+  /**
+   * Reads the server's CPU time (nanoseconds, negative when unknown) around each phase, so the
+   * result also says what each job cost the server; returns this.
+   */
+  ThroughputWorkload withServerCpu(LongSupplier cpuNanos) {
+    this.serverCpuNanos = cpuNanos;
+    return this;
+  }
+
   /** Sets the drain hook; returns this. */
   ThroughputWorkload withDrainHook(DrainHook hook) {
     this.drainHook = hook;
@@ -77,7 +88,9 @@ final class ThroughputWorkload {
     try {
       enqueuer.connect(contexts(opt.lanes()), connector, endpoint, CONNECT_TIMEOUT_SEC);
       long cpu0 = ProcessCpu.nanos();
+      long serverCpu0 = serverCpuNanos.getAsLong();
       long enqueueNanos = enqueuer.run(opt.phaseTimeoutSec());
+      long enqueueServerCpu = spent(serverCpu0, serverCpuNanos.getAsLong());
       double enqueueCpu = ProcessCpu.percentOfOneCore(cpu0, ProcessCpu.nanos(), enqueueNanos);
       enqueuer.close();
 
@@ -100,6 +113,7 @@ final class ThroughputWorkload {
       }
 
       long cpu1 = ProcessCpu.nanos();
+      long serverCpu1 = serverCpuNanos.getAsLong();
       long go = System.nanoTime();
       for (BatchAckWorker w : workers) {
         w.go();
@@ -112,6 +126,7 @@ final class ThroughputWorkload {
         throw new BenchFailure(e.getMessage() + " (" + t.received() + " of " + opt.jobs() + " jobs received, "
             + t.duplicates() + " duplicates, " + t.acked() + " acked)", e);
       }
+      long drainServerCpu = spent(serverCpu1, serverCpuNanos.getAsLong());
       if (drainHook != null) {
         drainHook.drained();
       }
@@ -130,8 +145,8 @@ final class ThroughputWorkload {
         foreign += w.stream().foreignLines();
       }
       return new ThroughputResult(opt.jobs(), opt.batch(), opt.lanes(), opt.workers(), opt.prefetch(),
-          enqueueNanos, enqueuer.requests(), enqueueCpu, primed, drainNanos, drainCpu, ackRequests, heartbeats,
-          foreign, tracker.tally());
+          enqueueNanos, enqueuer.requests(), enqueueCpu, enqueueServerCpu, primed, drainNanos, drainCpu,
+          drainServerCpu, ackRequests, heartbeats, foreign, tracker.tally());
     } finally {
       enqueuer.close();
       closeAll(workers);
@@ -170,6 +185,11 @@ final class ThroughputWorkload {
       list.add(kit.context(i));
     }
     return list;
+  }
+
+  /** CPU time between two readings, or -1 when either is unknown. */
+  private static long spent(long before, long after) {
+    return before < 0 || after < 0 ? -1 : after - before;
   }
 
   private static void closeAll(List<BatchAckWorker> workers) {
