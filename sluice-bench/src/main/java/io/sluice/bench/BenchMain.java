@@ -242,6 +242,7 @@ public final class BenchMain {
       summary.put("a", m);
       if (!a.isEmpty()) {
         String serverCpu = m.containsKey("enqueue_server_cpu_us_per_job")
+            && m.containsKey("drain_server_cpu_us_per_job")
             ? String.format("; server CPU %.1f / %.1f us/job", num(m.get("enqueue_server_cpu_us_per_job")),
                 num(m.get("drain_server_cpu_us_per_job")))
             : "";
