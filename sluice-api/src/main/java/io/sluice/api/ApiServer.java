@@ -3,6 +3,7 @@ package io.sluice.api;
 import io.sluice.api.dashboard.Dashboard;
 import io.sluice.api.events.EventsFeed;
 import io.sluice.api.events.Throughput;
+import io.sluice.api.http.DirectAnswers;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.GuardedTransport;
 import io.sluice.api.http.HttpError;
@@ -29,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +50,7 @@ public final class ApiServer implements AutoCloseable {
   private final Compactor compactor;
   private final HttpRequestMetrics requestMetrics;
   private final List<HttpServer> servers = new ArrayList<>();
+  private final DirectAnswers directAnswers = new DirectAnswers();
   /** The engine loop turning on this server's one event loop, or null. */
   private final EngineLoop hostedEngine;
   private HttpServer primary;
@@ -70,8 +73,9 @@ public final class ApiServer implements AutoCloseable {
     this.config = config;
     this.vertx = Vertx.builder()
         .with(new VertxOptions().setEventLoopPoolSize(config.eventLoops()))
-        .withTransport(GuardedTransport.of(config.limits()))
+        .withTransport(GuardedTransport.of(config.limits(), directAnswers))
         .build();
+    directAnswers.use(vertx);
     EngineGateway engine = new EngineGateway(loop);
     compactor = new Compactor(maintenance, maintenanceConfig.autoCompactThreshold());
     JobRoutes jobRoutes = new JobRoutes(vertx, engine, store, clock, jobIds, config, streams);
@@ -156,18 +160,19 @@ public final class ApiServer implements AutoCloseable {
     } else {
       TlsListener.configure(options, tls);
     }
+    Consumer<Exchange> handler = exchange -> {
+      requestMetrics.count(exchange);
+      router.route(exchange);
+    };
     Future<HttpServer> bound = vertx.createHttpServer(options)
-        .requestHandler(request -> {
-          Exchange exchange = new Exchange(request, config.limits());
-          requestMetrics.count(exchange);
-          router.route(exchange);
-        })
+        .requestHandler(request -> handler.accept(new Exchange(request, config.limits())))
         .invalidRequestHandler(InvalidRequests::answer)
         .exceptionHandler(HttpError::logConnectionFailure)
         .listen();
     try {
       HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       servers.add(server);
+      directAnswers.serve(server.actualPort(), router, config.limits(), handler);
       LOG.info("listening on {}://{}:{} ({}{})", scheme(tls), host,
           server.actualPort(), name, tls == null ? "" : tls.mutual() ? ", mutual TLS" : ", TLS");
       return server;

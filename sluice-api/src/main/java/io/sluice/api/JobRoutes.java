@@ -66,16 +66,16 @@ final class JobRoutes {
     router
         .add(HttpMethod.GET, "/health", (ex, p) -> health(ex))
         .add(HttpMethod.GET, "/version", (ex, p) -> version(ex))
-        .add(HttpMethod.POST, "/jobs", (ex, p) -> enqueue(ex))
-        .add(HttpMethod.POST, "/jobs/bulk", (ex, p) -> enqueueBulk(ex))
+        .addDirect(HttpMethod.POST, "/jobs", (ex, p) -> enqueue(ex))
+        .addDirect(HttpMethod.POST, "/jobs/bulk", (ex, p) -> enqueueBulk(ex))
         .add(HttpMethod.GET, "/jobs/take", (ex, p) -> take(ex))
-        .add(HttpMethod.POST, "/jobs/success", (ex, p) -> completeBulk(ex))
+        .addDirect(HttpMethod.POST, "/jobs/success", (ex, p) -> completeBulk(ex))
         .add(HttpMethod.GET, "/jobs/{id}", (ex, p) -> get(ex, p.get(0)))
         .add(HttpMethod.DELETE, "/jobs/{id}", (ex, p) -> delete(ex, p.get(0)))
         .add(HttpMethod.GET, "/queues", (ex, p) -> queues(ex))
         .add(HttpMethod.POST, "/reset", (ex, p) -> reset(ex))
-        .add(HttpMethod.POST, "/jobs/{id}/success", (ex, p) -> complete(ex, p.get(0)))
-        .add(HttpMethod.POST, "/jobs/{id}/failure", (ex, p) -> fail(ex, p.get(0)))
+        .addDirect(HttpMethod.POST, "/jobs/{id}/success", (ex, p) -> complete(ex, p.get(0)))
+        .addDirect(HttpMethod.POST, "/jobs/{id}/failure", (ex, p) -> fail(ex, p.get(0)))
         .add(HttpMethod.GET, "/jobs/{id}/errors", (ex, p) -> errors(ex, p.get(0)))
         .add(HttpMethod.GET, "/jobs/{id}/errors/{attempt}",
             (ex, p) -> error(ex, p.get(0), p.get(1)));

@@ -1,6 +1,7 @@
 package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -23,7 +24,10 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.api.HttpLimits;
+import io.vertx.core.internal.ContextInternal;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -38,7 +42,10 @@ import org.slf4j.LoggerFactory;
  *       decoder, and its JSON error is written here, in order, once the responses to the requests
  *       before it are complete. Two helpers beside the codec see decoded requests (to ignore
  *       {@code Upgrade: h2c}) and complete responses. A head must arrive within the header
- *       timeout of its first byte and a body must not pause longer than the body timeout.
+ *       timeout of its first byte and a body must not pause longer than the body timeout. A
+ *       request to a route of the listener's {@link DirectAnswers} that arrives while every
+ *       request before it is answered is read whole here, held back from the decoder, and
+ *       answered here: see {@link Answering}.
  *   <li>HTTP/2 (prior knowledge or ALPN): passed through; idle means no open stream.
  *   <li>An HTTP/1.1 connection that the server switched to another protocol (a WebSocket, once
  *       its {@code 101} response is written): passed through without timeouts, because its
@@ -56,10 +63,24 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
   private static final byte[] H2_PREFACE =
       "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  /** The most allocated for a direct request's body before more than that has arrived. */
+  private static final int DIRECT_PRESIZE = 1 << 20;
   /** After an error answer, input is read and dropped this long so the client sees the answer. */
   private static final long LINGER_MS = 2000;
 
   private enum Mode { UNDECIDED, HTTP1, HTTP2, UPGRADED, CLOSING }
+
+  /** Who answers the HTTP/1.1 request being received. */
+  private enum Answering {
+    /** Vert.x: the request's bytes pass to its decoder as they arrive. */
+    VERTX,
+    /** Not decided yet: the head is held back until it is complete. */
+    HELD_HEAD,
+    /** This guard: the body is being read. */
+    DIRECT_BODY,
+    /** This guard: the request is read whole and handled; later bytes wait for its answer. */
+    DIRECT_ANSWER
+  }
 
   /** What the connection is waiting for, and so which timeout applies. */
   private enum Wait { NONE, IDLE, HEAD, BODY }
@@ -86,8 +107,27 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private long waitResponses;
   private DeadlineTimer timer;
 
-  ConnectionGuard(HttpLimits limits) {
+  /** The listeners whose direct routes this guard may answer; null: Vert.x answers everything. */
+  private final DirectAnswers direct;
+  /** This connection's listener, if it has direct routes (HTTP/1.1 only). */
+  private DirectAnswers.Listener directListener;
+  private Answering answering = Answering.VERTX;
+  /** Bytes received and held back from Vert.x (see {@link Answering}). */
+  private ByteBuf held;
+  /** How many of the held bytes, from their reader index, the framing has seen. */
+  private int heldScanned;
+  private DirectHead directHead;
+  private long directBodyLength;
+  private byte[] directBody;
+  private int directBodyFilled;
+  /** The Vert.x context direct exchanges run in, on this connection's event loop. */
+  private ContextInternal directContext;
+  /** Set while held bytes are being read, so an answer written meanwhile does not re-enter. */
+  private boolean readingHeld;
+
+  ConnectionGuard(HttpLimits limits, DirectAnswers direct) {
     this.limits = limits;
+    this.direct = direct;
   }
 
   @Override
@@ -101,6 +141,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   public void channelInactive(ChannelHandlerContext context) {
     mode = Mode.CLOSING;
     timer.cancel();
+    releaseHeld();
     context.fireChannelInactive();
   }
 
@@ -174,13 +215,199 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
     pipeline.addAfter(decoder.name(), NAME + "-requests", new RequestFilter());
     pipeline.addAfter(encoder.name(), NAME + "-responses", new ResponseWatch());
+    if (direct != null && ctx.channel().localAddress() instanceof InetSocketAddress local) {
+      directListener = direct.listenerOn(local.getPort());
+    }
+  }
+
+  /**
+   * Hands {@code buf} to whoever answers the request being received: a request that may be
+   * answered directly is held back until its head is known, everything else goes to Vert.x as
+   * it arrives. The first {@code alreadyPassed} bytes have already reached Vert.x.
+   */
+  private void http1(ByteBuf buf, int alreadyPassed) {
+    if (directListener == null || alreadyPassed > 0
+        || (answering == Answering.VERTX && !mayHoldNext())) {
+      passToVertx(buf, alreadyPassed);
+      return;
+    }
+    held = held == null ? buf : append(held, buf);
+    readHeld();
+  }
+
+  /**
+   * Whether the next request may be held back for a direct answer: the connection is between
+   * requests and every request before is answered, so a direct answer cannot overtake one.
+   */
+  private boolean mayHoldNext() {
+    return framing.phase() == Http1Framing.Phase.BETWEEN
+        && responsesCompleted == framing.headsCompleted() && !responseStarted && pending == null;
+  }
+
+  private void readHeld() {
+    readingHeld = true;
+    try {
+      boolean more = true;
+      while (more && held != null && mode == Mode.HTTP1) {
+        more = switch (answering) {
+          case VERTX -> {
+            if (mayHoldNext()) {
+              answering = Answering.HELD_HEAD;
+              yield true;
+            }
+            ByteBuf rest = held;
+            held = null;
+            heldScanned = 0;
+            passToVertx(rest, 0);
+            yield false;
+          }
+          case HELD_HEAD -> readHead();
+          case DIRECT_BODY -> readBody();
+          case DIRECT_ANSWER -> {
+            // Pipelined bytes: read no more until the answer is written.
+            ctx.channel().config().setAutoRead(false);
+            yield false;
+          }
+        };
+      }
+    } finally {
+      readingHeld = false;
+    }
+  }
+
+  /** Reads the held head; returns whether to go on with the held bytes. */
+  private boolean readHead() {
+    long heads = framing.headsCompleted();
+    int start = held.readerIndex();
+    int stop = framing.feedHead(held, start + heldScanned, held.writerIndex());
+    heldScanned = stop - start;
+    if (framing.refusal() != null) {
+      releaseHeld();
+      refuse(framing.refusal(), framing.refusedInBody());
+      return false;
+    }
+    if (framing.headsCompleted() == heads) {
+      if (heldScanned > DirectHead.MAX_BYTES) {
+        // Too long to be one of ours: Vert.x reads it, and applies its own limits.
+        answering = Answering.VERTX;
+        ByteBuf head = held;
+        held = null;
+        heldScanned = 0;
+        ctx.fireChannelRead(head);
+      }
+      refresh(System.nanoTime(), true);
+      return false;
+    }
+    long length = framing.declaredBodyLength();
+    boolean plain = length >= 0 && length <= Integer.MAX_VALUE - 8
+        && stop - start <= DirectHead.MAX_BYTES;
+    DirectHead head = plain ? DirectHead.parse(held, start, stop) : null;
+    heldScanned = 0;
+    if (head == null || !directListener.router().takesDirect(head.method(), head.path())) {
+      answering = Answering.VERTX;
+      ctx.fireChannelRead(held.retainedSlice(start, stop - start));
+      held.readerIndex(stop);
+      return true;
+    }
+    held.readerIndex(stop);
+    directHead = head;
+    directBodyLength = length;
+    directBody = new byte[(int) Math.min(length, DIRECT_PRESIZE)];
+    directBodyFilled = 0;
+    answering = Answering.DIRECT_BODY;
+    refresh(System.nanoTime(), true);
+    return true;
+  }
+
+  /** Reads the held body bytes of a direct request; returns whether to go on with the rest. */
+  private boolean readBody() {
+    int n = (int) Math.min(directBodyLength - directBodyFilled, held.readableBytes());
+    if (n > 0) {
+      framing.feed(held, held.readerIndex(), held.readerIndex() + n);
+      if (directBodyFilled + n > directBody.length) {
+        // A declared length is trusted once the body has arrived past the first allocation.
+        long grown = Math.max((long) directBody.length * 2, directBodyFilled + n);
+        directBody = Arrays.copyOf(directBody, (int) Math.min(grown, directBodyLength));
+      }
+      held.readBytes(directBody, directBodyFilled, n);
+      directBodyFilled += n;
+    }
+    if (directBodyFilled < directBodyLength) {
+      releaseHeldIfEmpty();
+      refresh(System.nanoTime(), n > 0);
+      return false;
+    }
+    releaseHeldIfEmpty();
+    DirectHead head = directHead;
+    byte[] body = directBody;
+    directHead = null;
+    directBody = null;
+    answering = Answering.DIRECT_ANSWER;
+    refresh(System.nanoTime(), true);
+    handleDirect(head, body);
+    return true;
+  }
+
+  /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
+  private void handleDirect(DirectHead head, byte[] body) {
+    DirectExchangeIo io = new DirectExchangeIo(head, body, response -> {
+      if (ctx.executor().inEventLoop()) {
+        directAnswered(response);
+      } else {
+        ctx.executor().execute(() -> directAnswered(response));
+      }
+    });
+    Exchange exchange = new Exchange(io, directListener.limits());
+    if (directContext == null) {
+      directContext = direct.contextOn(ctx.channel().eventLoop());
+    }
+    directContext.dispatch(() -> directListener.handler().accept(exchange));
+  }
+
+  private void directAnswered(ByteBuf response) {
+    if (mode != Mode.HTTP1) {
+      response.release();
+      releaseHeld();
+      return;
+    }
+    ctx.writeAndFlush(response);
+    answering = Answering.VERTX;
+    ctx.channel().config().setAutoRead(true);
+    responseComplete();
+    if (!readingHeld && held != null) {
+      readHeld();
+    }
+  }
+
+  private ByteBuf append(ByteBuf into, ByteBuf more) {
+    if (!into.isReadable()) {
+      into.release();
+      return more;
+    }
+    CompositeByteBuf composite = into instanceof CompositeByteBuf c ? c
+        : ctx.alloc().compositeBuffer(Integer.MAX_VALUE).addComponent(true, into);
+    return composite.addComponent(true, more);
+  }
+
+  private void releaseHeldIfEmpty() {
+    if (held != null && !held.isReadable()) {
+      releaseHeld();
+    }
+  }
+
+  private void releaseHeld() {
+    if (held != null) {
+      held.release();
+      held = null;
+    }
+    heldScanned = 0;
   }
 
   /**
    * Lets the framing check {@code buf} and passes on what it accepted, except the first
    * {@code alreadyPassed} bytes.
    */
-  private void http1(ByteBuf buf, int alreadyPassed) {
+  private void passToVertx(ByteBuf buf, int alreadyPassed) {
     int from = buf.readerIndex();
     int to = buf.writerIndex();
     int stop = framing.feed(buf, from, to);
@@ -242,6 +469,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private void refuse(HttpError error, boolean inBody) {
     mode = Mode.CLOSING;
     timer.cancel();
+    releaseHeld();
     long heads = framing.headsCompleted();
     LOG.debug("refusing a request from {}: {} {}", ctx.channel().remoteAddress(), error.status(),
         error.message());

@@ -11,11 +11,12 @@ import io.sluice.api.wire.Negotiation;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
+import java.util.function.IntConsumer;
 
 /**
  * One request and its response: negotiates formats, decodes the body, checks query parameters
@@ -28,17 +29,38 @@ public final class Exchange {
     void write(JsonGenerator gen) throws IOException;
   }
 
-  private final HttpServerRequest request;
+  private final ExchangeIo io;
   private final HttpLimits limits;
   private String route;
 
   public Exchange(HttpServerRequest request, HttpLimits limits) {
-    this.request = request;
+    this(new VertxExchangeIo(request), limits);
+  }
+
+  Exchange(ExchangeIo io, HttpLimits limits) {
+    this.io = io;
     this.limits = limits;
   }
 
+  /**
+   * The Vert.x request, for the routes that stream or set headers of their own. An exchange that
+   * a connection's guard answers itself (a route added with {@link Router#addDirect}) has none.
+   */
   public HttpServerRequest request() {
-    return request;
+    return io.vertxRequest();
+  }
+
+  HttpMethod method() {
+    return io.method();
+  }
+
+  String path() {
+    return io.path();
+  }
+
+  /** Calls {@code statusSink} with the response's status once its head is on its way. */
+  public void whenHeadSent(IntConsumer statusSink) {
+    io.whenHeadSent(statusSink);
   }
 
   /**
@@ -55,7 +77,7 @@ public final class Exchange {
 
   /** The negotiated response format; throws a 406 when the client accepts neither. */
   public Format responseFormat() {
-    Format format = Negotiation.responseFormat(request.getHeader("Accept"));
+    Format format = Negotiation.responseFormat(io.header("Accept"));
     if (format == null) {
       throw new Negotiation.NotAcceptable(Negotiation.BODY_TYPES);
     }
@@ -67,7 +89,7 @@ public final class Exchange {
    * {@link QueryParams}).
    */
   public MultiMap query(Set<String> allowed) {
-    return QueryParams.parse(request.query(), allowed);
+    return QueryParams.parse(io.query(), allowed);
   }
 
   /** Reads and decodes the body in the format its Content-Type names. */
@@ -77,11 +99,11 @@ public final class Exchange {
 
   /** Like {@link #body}, but an absent or empty body reads as {@code {}}. */
   public Future<JsonNode> optionalBody() {
-    Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+    Format format = Negotiation.requestFormat(io.header("Content-Type"));
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request, limits).map(bytes -> bytes.length == 0
+    return io.body(limits).map(bytes -> bytes.length == 0
         ? Format.JSON.mapper().createObjectNode()
         : Bodies.tree(format, Bodies.checked(format, bytes)));
   }
@@ -92,8 +114,8 @@ public final class Exchange {
    * refused); any other is decoded like {@link #body}.
    */
   public Future<JsonNode> bodyIfAny() {
-    return BodyReader.read(request, limits).map(bytes -> {
-      Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+    return io.body(limits).map(bytes -> {
+      Format format = Negotiation.requestFormat(io.header("Content-Type"));
       if (bytes.length == 0 || format == null) {
         return Format.JSON.mapper().createObjectNode();
       }
@@ -107,11 +129,11 @@ public final class Exchange {
    * themselves.
    */
   public Future<byte[]> rawBody() {
-    Format format = Negotiation.requestFormat(request.getHeader("Content-Type"));
+    Format format = Negotiation.requestFormat(io.header("Content-Type"));
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return BodyReader.read(request, limits).map(bytes -> {
+    return io.body(limits).map(bytes -> {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
@@ -121,7 +143,7 @@ public final class Exchange {
 
   /** The format of the request body (valid once {@link #body} succeeded). */
   public Format requestFormat() {
-    return Negotiation.requestFormat(request.getHeader("Content-Type"));
+    return Negotiation.requestFormat(io.header("Content-Type"));
   }
 
   public void send(int status, BodyWriter writer) {
@@ -158,11 +180,9 @@ public final class Exchange {
 
   private void send(int status, Format format, int expectedBytes, BodyWriter writer) {
     Buffer body = encode(format, expectedBytes, writer);
-    HttpServerResponse response = request.response();
-    if (response.ended() || response.closed()) {
-      return;
+    if (!io.answered()) {
+      io.answer(status, format.mediaType(), body);
     }
-    response.setStatusCode(status).putHeader("Content-Type", format.mediaType()).end(body);
   }
 
   static Buffer encode(Format format, int expectedBytes, BodyWriter writer) {
@@ -176,9 +196,8 @@ public final class Exchange {
   }
 
   public void noContent() {
-    HttpServerResponse response = request.response();
-    if (!response.ended() && !response.closed()) {
-      response.setStatusCode(204).end();
+    if (!io.answered()) {
+      io.answer(204, null, null);
     }
   }
 
@@ -189,7 +208,7 @@ public final class Exchange {
   public void fail(HttpError error) {
     // 406 must be answered in JSON; a 415 follows Accept when it can.
     Format format = error.status() == 406 ? Format.JSON : Negotiation.responseFormat(
-        request.getHeader("Accept"));
+        io.header("Accept"));
     if (format == null) {
       format = Format.JSON;
     }

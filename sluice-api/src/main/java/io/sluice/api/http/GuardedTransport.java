@@ -41,16 +41,19 @@ public final class GuardedTransport implements Transport {
   private final Transport base;
   private final io.vertx.core.spi.transport.Transport implementation;
 
-  private GuardedTransport(Transport base, HttpLimits limits) {
+  private GuardedTransport(Transport base, HttpLimits limits, DirectAnswers direct) {
     this.base = base;
-    this.implementation = new Guarded(base.implementation(), limits);
+    this.implementation = new Guarded(base.implementation(), limits, direct);
   }
 
-  /** The best transport of this machine, guarded with {@code limits}. */
-  public static GuardedTransport of(HttpLimits limits) {
+  /**
+   * The best transport of this machine, guarded with {@code limits}; the guards answer the
+   * direct routes of the listeners registered in {@code direct}.
+   */
+  public static GuardedTransport of(HttpLimits limits, DirectAnswers direct) {
     Transport preferred = Transport.nativeTransport();
     return new GuardedTransport(
-        preferred != null && preferred.available() ? preferred : Transport.NIO, limits);
+        preferred != null && preferred.available() ? preferred : Transport.NIO, limits, direct);
   }
 
   @Override
@@ -77,17 +80,21 @@ public final class GuardedTransport implements Transport {
   private static final class Guarded implements io.vertx.core.spi.transport.Transport {
     private final io.vertx.core.spi.transport.Transport delegate;
     private final HttpLimits limits;
+    private final DirectAnswers direct;
 
-    Guarded(io.vertx.core.spi.transport.Transport delegate, HttpLimits limits) {
+    Guarded(io.vertx.core.spi.transport.Transport delegate, HttpLimits limits,
+        DirectAnswers direct) {
       this.delegate = delegate;
       this.limits = limits;
+      this.direct = direct;
     }
 
     @Override
     public void configure(NetServerOptions options, boolean domainSocket,
         ServerBootstrap bootstrap) {
       delegate.configure(options, domainSocket, bootstrap);
-      bootstrap.childHandler(new ListenerGate(bootstrap.config().childHandler(), limits));
+      bootstrap.childHandler(
+          new ListenerGate(bootstrap.config().childHandler(), limits, direct));
     }
 
     @Override
@@ -171,13 +178,15 @@ public final class GuardedTransport implements Transport {
   private static final class ListenerGate extends ChannelInitializer<Channel> {
     private final ChannelHandler vertx;
     private final HttpLimits limits;
+    private final DirectAnswers direct;
     private final AtomicInteger open = new AtomicInteger();
     /** Set while connections are being refused, so the limit is logged once per episode. */
     private final AtomicBoolean refusing = new AtomicBoolean();
 
-    ListenerGate(ChannelHandler vertx, HttpLimits limits) {
+    ListenerGate(ChannelHandler vertx, HttpLimits limits, DirectAnswers direct) {
       this.vertx = vertx;
       this.limits = limits;
+      this.direct = direct;
     }
 
     @Override
@@ -194,7 +203,7 @@ public final class GuardedTransport implements Transport {
       refusing.set(false);
       channel.closeFuture().addListener(closed -> open.decrementAndGet());
       channel.pipeline().addLast(vertx);
-      ConnectionGuard guard = new ConnectionGuard(limits);
+      ConnectionGuard guard = new ConnectionGuard(limits, direct);
       ChannelHandlerContext tls = channel.pipeline().context(SslHandler.class);
       if (tls == null) {
         channel.pipeline().addFirst(ConnectionGuard.NAME, guard);

@@ -1,6 +1,7 @@
 package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ByteProcessor;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -66,6 +67,18 @@ final class Http1Framing {
   private int chunkExtensionLength;
   private long chunkedBodyBytes;
 
+  /** The feed under way stops once this many heads are complete. */
+  private long stopAtHeads = Long.MAX_VALUE;
+  /**
+   * Steps through bytes until one is refused, starts a body's bulk or, if asked, completes a
+   * head.
+   */
+  private final ByteProcessor stepper = b -> {
+    step(b);
+    return state != State.REFUSED && state != State.FIXED_BODY && state != State.CHUNK_DATA
+        && headsCompleted < stopAtHeads;
+  };
+
   Http1Framing(long maxBodyBytes) {
     this.maxBodyBytes = maxBodyBytes;
   }
@@ -77,8 +90,24 @@ final class Http1Framing {
    * are left alone.
    */
   int feed(ByteBuf buf, int from, int to) {
+    return feed(buf, from, to, false);
+  }
+
+  /**
+   * Like {@link #feed}, between requests or inside a head only: stops right after the byte that
+   * completes the head, or at {@code to}, or at the byte that made it refuse the request.
+   */
+  int feedHead(ByteBuf buf, int from, int to) {
+    if (phase() == Phase.BODY) {
+      throw new IllegalStateException("inside a body");
+    }
+    return feed(buf, from, to, true);
+  }
+
+  private int feed(ByteBuf buf, int from, int to, boolean stopAfterHead) {
+    stopAtHeads = stopAfterHead ? headsCompleted + 1 : Long.MAX_VALUE;
     int i = from;
-    while (i < to && state != State.REFUSED) {
+    while (i < to && state != State.REFUSED && headsCompleted < stopAtHeads) {
       if (state == State.FIXED_BODY || state == State.CHUNK_DATA) {
         int n = (int) Math.min(remaining, to - i);
         remaining -= n;
@@ -88,13 +117,26 @@ final class Http1Framing {
         }
         continue;
       }
-      step(buf.getByte(i));
-      if (state == State.REFUSED) {
-        return i;
+      // One bounds and reference-count check for the run of bytes, not one per byte.
+      int stopped = buf.forEachByte(i, to - i, stepper);
+      if (stopped < 0) {
+        return to;
       }
-      i++;
+      if (state == State.REFUSED) {
+        return stopped;
+      }
+      i = stopped + 1;
     }
     return i;
+  }
+
+  /** Right after a head completed: its body's length, 0 if it has none, -1 if chunked. */
+  long declaredBodyLength() {
+    return switch (state) {
+      case START -> 0;
+      case FIXED_BODY -> remaining;
+      default -> -1;
+    };
   }
 
   Phase phase() {

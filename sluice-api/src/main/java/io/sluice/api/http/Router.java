@@ -24,8 +24,9 @@ public final class Router {
   }
 
   /** A route; {@code literals[i]} is null where the pattern has a parameter. */
-  record Route(HttpMethod method, String path, String[] literals, int params, Handler handler) {
-    static Route of(HttpMethod method, String path, Handler handler) {
+  record Route(HttpMethod method, String path, String[] literals, int params, Handler handler,
+      boolean direct) {
+    static Route of(HttpMethod method, String path, Handler handler, boolean direct) {
       String[] literals = path.substring(1).split("/");
       int params = 0;
       for (int i = 0; i < literals.length; i++) {
@@ -34,7 +35,7 @@ public final class Router {
           params++;
         }
       }
-      return new Route(method, path, literals, params, handler);
+      return new Route(method, path, literals, params, handler, direct);
     }
 
     /** Whether the segments fit the pattern; an undecodable (null) segment fits parameters only. */
@@ -86,7 +87,20 @@ public final class Router {
   }
 
   public Router add(HttpMethod method, String path, Handler handler) {
-    Route route = Route.of(method, prefix + path, handler);
+    return add(method, path, handler, false);
+  }
+
+  /**
+   * Adds a route whose handler uses only the exchange's own methods, never
+   * {@link Exchange#request()}: a connection's guard may then read such a request and write its
+   * answer itself, without Vert.x ({@link DirectAnswers}).
+   */
+  public Router addDirect(HttpMethod method, String path, Handler handler) {
+    return add(method, path, handler, true);
+  }
+
+  private Router add(HttpMethod method, String path, Handler handler, boolean direct) {
+    Route route = Route.of(method, prefix + path, handler, direct);
     int segments = route.literals().length;
     while (bySegments.size() <= segments) {
       bySegments.add(new ArrayList<>());
@@ -127,14 +141,27 @@ public final class Router {
     return new Match(owner, handler);
   }
 
+  /**
+   * Whether a request with this method and (raw) path would be taken by a route added with
+   * {@link #addDirect}, its path decoding cleanly.
+   */
+  boolean takesDirect(HttpMethod method, String rawPath) {
+    PathSegments.Decoded path = PathSegments.parse(rawPath);
+    if (path == null || path.malformed() >= 0) {
+      return false;
+    }
+    Route handler = match(method, path.segments()).handler();
+    return handler != null && handler.direct();
+  }
+
   public void route(Exchange exchange) {
-    PathSegments.Decoded path = PathSegments.parse(exchange.request().path());
+    PathSegments.Decoded path = PathSegments.parse(exchange.path());
     if (path == null) {
       exchange.fail(HttpError.notFound());
       return;
     }
     List<String> segments = path.segments();
-    Match match = match(exchange.request().method(), segments);
+    Match match = match(exchange.method(), segments);
     Route owner = match.owner();
     if (owner == null) {
       exchange.fail(HttpError.notFound());

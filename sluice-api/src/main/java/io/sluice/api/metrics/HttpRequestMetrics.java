@@ -4,7 +4,6 @@ import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.sluice.api.http.Exchange;
-import io.vertx.core.http.HttpServerResponse;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -39,14 +38,12 @@ public final class HttpRequestMetrics {
 
   /**
    * Counts the exchange once its response headers go out, when its status is final; a take
-   * stream counts when it opens. Call before routing it. Takes the response's headers-end
-   * handler, which nothing else in the server uses.
+   * stream counts when it opens. Call before routing it.
    */
   public void count(Exchange exchange) {
-    HttpServerResponse response = exchange.request().response();
-    response.headersEndHandler(ignored -> {
+    exchange.whenHeadSent(status -> {
       String route = exchange.route();
-      dataPoint(route == null ? UNMATCHED : route, response.getStatusCode()).inc();
+      dataPoint(route == null ? UNMATCHED : route, status).inc();
     });
   }
 

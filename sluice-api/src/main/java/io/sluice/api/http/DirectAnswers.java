@@ -1,0 +1,54 @@
+package io.sluice.api.http;
+
+import io.netty.channel.EventLoop;
+import io.sluice.api.HttpLimits;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The listeners whose connections' guards answer some requests themselves, below Vert.x: a
+ * keep-alive HTTP/1.1 request to a route added with {@link Router#addDirect}, received while
+ * nothing else is in progress on its connection, is read whole by the guard, routed as an
+ * {@link Exchange} like any other, and its answer written by the guard. Vert.x's HTTP codec,
+ * request and response objects and write queue were a fifth of the event loop's time for such
+ * requests (docs/decisions.md, "Hot requests answered below Vert.x").
+ *
+ * <p>Filled by the server once each listener is bound; a connection accepted before that, or on
+ * a listener never registered, goes to Vert.x whole.
+ */
+public final class DirectAnswers {
+  /** A listener's routes and what handles one of its exchanges (counting it, then routing it). */
+  record Listener(Router router, HttpLimits limits, Consumer<Exchange> handler) {}
+
+  private final Map<Integer, Listener> byPort = new ConcurrentHashMap<>();
+  private final Map<EventLoop, ContextInternal> contexts = new ConcurrentHashMap<>();
+  private volatile VertxInternal vertx;
+
+  /** The Vert.x instance whose event loops the listeners run on. */
+  public void use(Vertx owner) {
+    this.vertx = (VertxInternal) owner;
+  }
+
+  /** Lets the guards of connections accepted on {@code port} answer its direct routes. */
+  public void serve(int port, Router router, HttpLimits limits, Consumer<Exchange> handler) {
+    byPort.put(port, new Listener(router, limits, handler));
+  }
+
+  /** The listener on {@code port}, or null if its requests all go to Vert.x. */
+  Listener listenerOn(int port) {
+    return vertx == null ? null : byPort.get(port);
+  }
+
+  /**
+   * A Vert.x context on {@code loop}, in which a direct exchange is handled, so that what it
+   * waits on (the engine's answer) resumes on its own event loop as for any request.
+   */
+  ContextInternal contextOn(EventLoop loop) {
+    return contexts.computeIfAbsent(loop,
+        l -> vertx.contextBuilder().withEventLoop(l).build());
+  }
+}
