@@ -28,7 +28,7 @@ final class BodyReader {
    * declares 64 MiB and then trickles must not hold 64 MiB of heap per connection. A larger body
    * grows to its declared length once this much has actually arrived.
    */
-  private static final int MAX_PRESIZE = 1 << 20;
+  static final int MAX_PRESIZE = 1 << 20;
   private static final int DEFAULT_CAPACITY = 1024;
 
   private final long maxBytes;

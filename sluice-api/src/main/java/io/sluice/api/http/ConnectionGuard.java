@@ -1,7 +1,6 @@
 package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -10,12 +9,14 @@ import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -63,8 +64,6 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
   private static final byte[] H2_PREFACE =
       "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-  /** The most allocated for a direct request's body before more than that has arrived. */
-  private static final int DIRECT_PRESIZE = 1 << 20;
   /** After an error answer, input is read and dropped this long so the client sees the answer. */
   private static final long LINGER_MS = 2000;
 
@@ -122,6 +121,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private int directBodyFilled;
   /** The Vert.x context direct exchanges run in, on this connection's event loop. */
   private ContextInternal directContext;
+  /** A request that Vert.x took asked to close the connection once answered. */
+  private boolean closeAfterAnswers;
   /** Set while held bytes are being read, so an answer written meanwhile does not re-enter. */
   private boolean readingHeld;
 
@@ -215,8 +216,10 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
     pipeline.addAfter(decoder.name(), NAME + "-requests", new RequestFilter());
     pipeline.addAfter(encoder.name(), NAME + "-responses", new ResponseWatch());
-    if (direct != null && ctx.channel().localAddress() instanceof InetSocketAddress local) {
-      directListener = direct.listenerOn(local.getPort());
+    Channel listening = ctx.channel().parent();
+    if (direct != null && listening != null
+        && listening.localAddress() instanceof InetSocketAddress bound) {
+      directListener = direct.listenerOn(bound);
     }
   }
 
@@ -240,7 +243,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
    * requests and every request before is answered, so a direct answer cannot overtake one.
    */
   private boolean mayHoldNext() {
-    return framing.phase() == Http1Framing.Phase.BETWEEN
+    return framing.phase() == Http1Framing.Phase.BETWEEN && !closeAfterAnswers
         && responsesCompleted == framing.headsCompleted() && !responseStarted && pending == null;
   }
 
@@ -312,7 +315,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     held.readerIndex(stop);
     directHead = head;
     directBodyLength = length;
-    directBody = new byte[(int) Math.min(length, DIRECT_PRESIZE)];
+    directBody = new byte[(int) Math.min(length, BodyReader.MAX_PRESIZE)];
     directBodyFilled = 0;
     answering = Answering.DIRECT_BODY;
     refresh(System.nanoTime(), true);
@@ -325,9 +328,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     if (n > 0) {
       framing.feed(held, held.readerIndex(), held.readerIndex() + n);
       if (directBodyFilled + n > directBody.length) {
-        // A declared length is trusted once the body has arrived past the first allocation.
-        long grown = Math.max((long) directBody.length * 2, directBodyFilled + n);
-        directBody = Arrays.copyOf(directBody, (int) Math.min(grown, directBodyLength));
+        // The declared length is trusted once the body has arrived past the first allocation.
+        directBody = Arrays.copyOf(directBody, (int) directBodyLength);
       }
       held.readBytes(directBody, directBodyFilled, n);
       directBodyFilled += n;
@@ -350,18 +352,20 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
   /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
   private void handleDirect(DirectHead head, byte[] body) {
-    DirectExchangeIo io = new DirectExchangeIo(head, body, response -> {
-      if (ctx.executor().inEventLoop()) {
-        directAnswered(response);
-      } else {
-        ctx.executor().execute(() -> directAnswered(response));
-      }
-    });
+    DirectExchangeIo io = new DirectExchangeIo(head, body, () -> !ctx.channel().isActive(),
+        response -> {
+          if (ctx.executor().inEventLoop()) {
+            directAnswered(response);
+          } else {
+            ctx.executor().execute(() -> directAnswered(response));
+          }
+        });
     Exchange exchange = new Exchange(io, directListener.limits());
     if (directContext == null) {
       directContext = direct.contextOn(ctx.channel().eventLoop());
     }
-    directContext.dispatch(() -> directListener.handler().accept(exchange));
+    // A context of its own per request, as Vert.x gives each of its requests.
+    directContext.duplicate().dispatch(() -> directListener.handler().accept(exchange));
   }
 
   private void directAnswered(ByteBuf response) {
@@ -379,14 +383,9 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Copies {@code more} after {@code into}: one buffer, not one per read of a slow client. */
   private ByteBuf append(ByteBuf into, ByteBuf more) {
-    if (!into.isReadable()) {
-      into.release();
-      return more;
-    }
-    CompositeByteBuf composite = into instanceof CompositeByteBuf c ? c
-        : ctx.alloc().compositeBuffer(Integer.MAX_VALUE).addComponent(true, into);
-    return composite.addComponent(true, more);
+    return ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), into, more);
   }
 
   private void releaseHeldIfEmpty() {
@@ -620,6 +619,11 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         return;
       }
       if (msg instanceof HttpRequest request) {
+        if (!HttpUtil.isKeepAlive(request)) {
+          // Vert.x closes the connection after answering it and drops what follows; nothing
+          // after it may be answered here either.
+          closeAfterAnswers = true;
+        }
         if (request.decoderResult().isFailure()) {
           mode = Mode.CLOSING;
           timer.cancel();

@@ -5,8 +5,13 @@ import io.sluice.api.HttpLimits;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
@@ -22,9 +27,11 @@ import java.util.function.Consumer;
  */
 public final class DirectAnswers {
   /** A listener's routes and what handles one of its exchanges (counting it, then routing it). */
-  record Listener(Router router, HttpLimits limits, Consumer<Exchange> handler) {}
+  record Listener(InetAddress host, Router router, HttpLimits limits,
+      Consumer<Exchange> handler) {}
 
-  private final Map<Integer, Listener> byPort = new ConcurrentHashMap<>();
+  /** By port; two listeners share one only on different hosts (the admin one may). */
+  private final Map<Integer, List<Listener>> byPort = new ConcurrentHashMap<>();
   private final Map<EventLoop, ContextInternal> contexts = new ConcurrentHashMap<>();
   private volatile VertxInternal vertx;
 
@@ -33,14 +40,41 @@ public final class DirectAnswers {
     this.vertx = (VertxInternal) owner;
   }
 
-  /** Lets the guards of connections accepted on {@code port} answer its direct routes. */
-  public void serve(int port, Router router, HttpLimits limits, Consumer<Exchange> handler) {
-    byPort.put(port, new Listener(router, limits, handler));
+  /**
+   * Lets the guards of connections accepted by the listener bound to {@code host} and
+   * {@code port} answer its direct routes.
+   */
+  public void serve(String host, int port, Router router, HttpLimits limits,
+      Consumer<Exchange> handler) {
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(host);
+    } catch (UnknownHostException e) {
+      // The listener is bound, so its host resolved; if it no longer does, Vert.x answers all.
+      return;
+    }
+    byPort.computeIfAbsent(port, p -> new CopyOnWriteArrayList<>())
+        .add(new Listener(address, router, limits, handler));
   }
 
-  /** The listener on {@code port}, or null if its requests all go to Vert.x. */
-  Listener listenerOn(int port) {
-    return vertx == null ? null : byPort.get(port);
+  /**
+   * The listener bound to {@code bound}, or null if its requests all go to Vert.x. The port
+   * decides unless two listeners share it; then the host must match one of them exactly.
+   */
+  Listener listenerOn(InetSocketAddress bound) {
+    List<Listener> listeners = vertx == null ? null : byPort.get(bound.getPort());
+    if (listeners == null || listeners.isEmpty()) {
+      return null;
+    }
+    if (listeners.size() == 1) {
+      return listeners.get(0);
+    }
+    for (Listener listener : listeners) {
+      if (listener.host().equals(bound.getAddress())) {
+        return listener;
+      }
+    }
+    return null;
   }
 
   /**

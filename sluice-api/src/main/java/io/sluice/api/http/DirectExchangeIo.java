@@ -10,26 +10,29 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.internal.buffer.BufferInternal;
 import java.nio.charset.StandardCharsets;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 /**
  * A request that a connection's guard read whole, head and body, and whose answer it writes
- * itself. The response has the bytes Vert.x would write for it: the status line, then
- * {@code Content-Type} and {@code content-length} when there is a body, and no header at all for
- * a 204.
+ * itself. The response has the bytes Vert.x writes for it: the status line, then
+ * {@code Content-Type} and {@code content-length}, or no header at all for a 204.
  */
 final class DirectExchangeIo implements ExchangeIo {
   private final DirectHead head;
   private final byte[] body;
+  private final BooleanSupplier connectionClosed;
   private final Consumer<ByteBuf> writer;
   private IntConsumer statusSink;
   private boolean answered;
 
-  /** {@code writer} takes the response's bytes, once, on the connection's event loop. */
-  DirectExchangeIo(DirectHead head, byte[] body, Consumer<ByteBuf> writer) {
+  /** {@code writer} takes the response's bytes, once. */
+  DirectExchangeIo(DirectHead head, byte[] body, BooleanSupplier connectionClosed,
+      Consumer<ByteBuf> writer) {
     this.head = head;
     this.body = body;
+    this.connectionClosed = connectionClosed;
     this.writer = writer;
   }
 
@@ -67,30 +70,38 @@ final class DirectExchangeIo implements ExchangeIo {
 
   @Override
   public boolean answered() {
-    return answered;
+    return answered || connectionClosed.getAsBoolean();
   }
 
   @Override
   public void answer(int status, String contentType, Buffer content) {
+    String head = statusLine(status) + "Content-Type: " + contentType + "\r\ncontent-length: "
+        + content.length() + "\r\n\r\n";
+    write(status, Unpooled.wrappedBuffer(
+        Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII)),
+        ((BufferInternal) content).getByteBuf()));
+  }
+
+  @Override
+  public void answerNoContent() {
+    write(204, Unpooled.wrappedBuffer(
+        (statusLine(204) + "\r\n").getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  private static String statusLine(int status) {
+    return "HTTP/1.1 " + status + " " + HttpResponseStatus.valueOf(status).reasonPhrase() + "\r\n";
+  }
+
+  private void write(int status, ByteBuf response) {
     if (answered) {
+      response.release();
       throw new IllegalStateException("already answered");
     }
     answered = true;
-    StringBuilder text = new StringBuilder(96).append("HTTP/1.1 ").append(status).append(' ')
-        .append(HttpResponseStatus.valueOf(status).reasonPhrase()).append("\r\n");
-    if (content != null) {
-      text.append("Content-Type: ").append(contentType).append("\r\ncontent-length: ")
-          .append(content.length()).append("\r\n");
-    } else if (status != 204) {
-      text.append("content-length: 0\r\n");
-    }
-    byte[] headBytes = text.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII);
     if (statusSink != null) {
       statusSink.accept(status);
     }
-    writer.accept(content == null ? Unpooled.wrappedBuffer(headBytes)
-        : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(headBytes),
-            ((BufferInternal) content).getByteBuf()));
+    writer.accept(response);
   }
 
   @Override

@@ -24,6 +24,7 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
   private static final byte[] ACCEPT = bytes("accept");
   private static final byte[] HOST = bytes("host");
   private static final byte[] CONNECTION = bytes("connection");
+  private static final byte[] CONTENT_LENGTH = bytes("content-length");
   private static final byte[] KEEP_ALIVE = bytes("keep-alive");
   private static final byte[][] REFUSED = {
       bytes("expect"), bytes("upgrade"), bytes("transfer-encoding")};
@@ -55,8 +56,8 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
   private static DirectHead parse(byte[] buf) {
     int to = buf.length;
     int i = 0;
-    // Like the framing and the decoder, blank lines and control bytes before a request are skipped.
-    while (i < to && (buf[i] <= ' ' || buf[i] == 0x7f)) {
+    // Like the decoder, ASCII whitespace and control bytes before a request are skipped.
+    while (i < to && buf[i] >= 0 && (buf[i] <= ' ' || buf[i] == 0x7f)) {
       i++;
     }
     int lineEnd = lineEnd(buf, i, to);
@@ -64,7 +65,7 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     int secondSpace = firstSpace < 0 ? -1 : indexOf(buf, firstSpace + 1, lineEnd, (byte) ' ');
     if (secondSpace < 0 || !tokenAt(buf, i, firstSpace) || buf[firstSpace + 1] != '/'
         || !equalAt(buf, secondSpace + 1, lineEnd, HTTP_1_1)
-        || !visibleAt(buf, firstSpace + 1, secondSpace)) {
+        || !targetAt(buf, firstSpace + 1, secondSpace)) {
       return null;
     }
     String method = ascii(buf, i, firstSpace - i);
@@ -75,6 +76,7 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     String contentType = null;
     String accept = null;
     boolean host = false;
+    boolean contentLength = false;
     boolean ended = false;
     i = indexOf(buf, lineEnd, to, (byte) '\n') + 1;
     while (i < to) {
@@ -116,6 +118,12 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
           return null;
         }
         host = true;
+      } else if (nameIs(buf, i, colon, CONTENT_LENGTH)) {
+        // The framing reads a repeated or listed equal length as one; the decoder refuses it.
+        if (contentLength || indexOf(buf, valueFrom, valueTo, (byte) ',') >= 0) {
+          return null;
+        }
+        contentLength = true;
       } else if (nameIs(buf, i, colon, CONNECTION)) {
         if (!nameIs(buf, valueFrom, valueTo, KEEP_ALIVE)) {
           return null;
@@ -142,13 +150,13 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     return lowerCase.getBytes(StandardCharsets.US_ASCII);
   }
 
-  /** Where the line starting at {@code from} ends, before its CR LF or LF; -1 if it does not. */
+  /**
+   * Where the line starting at {@code from} ends, before its CR LF; -1 if it does not end there
+   * or ends with a bare LF, which the decoder refuses.
+   */
   private static int lineEnd(byte[] buf, int from, int to) {
     int lf = indexOf(buf, from, to, (byte) '\n');
-    if (lf < 0) {
-      return -1;
-    }
-    return lf > from && buf[lf - 1] == '\r' ? lf - 1 : lf;
+    return lf > from && buf[lf - 1] == '\r' ? lf - 1 : -1;
   }
 
   /** The first index of {@code b} in {@code buf[from, to)}, or -1. */
@@ -176,6 +184,19 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     for (int i = from; i < to; i++) {
       byte b = buf[i];
       if (b < 0 || !TOKEN[b]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A request target: visible ASCII only, at least one byte. */
+  private static boolean targetAt(byte[] buf, int from, int to) {
+    if (from >= to) {
+      return false;
+    }
+    for (int i = from; i < to; i++) {
+      if (buf[i] <= ' ' || buf[i] == 0x7f) {
         return false;
       }
     }

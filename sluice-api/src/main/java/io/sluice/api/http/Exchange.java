@@ -197,7 +197,7 @@ public final class Exchange {
 
   public void noContent() {
     if (!io.answered()) {
-      io.answer(204, null, null);
+      io.answerNoContent();
     }
   }
 

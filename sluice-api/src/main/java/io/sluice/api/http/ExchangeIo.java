@@ -30,11 +30,11 @@ interface ExchangeIo {
   /** Whether the response was written or the connection is gone. */
   boolean answered();
 
-  /**
-   * Writes the whole response: {@code body} of {@code contentType}, or no body at all when both
-   * are null.
-   */
+  /** Writes the whole response: {@code body} of {@code contentType}. */
   void answer(int status, String contentType, Buffer body);
+
+  /** Writes a 204 response. */
+  void answerNoContent();
 
   /** Calls {@code statusSink} with the status once the response's head is on its way. */
   void whenHeadSent(IntConsumer statusSink);

@@ -49,12 +49,12 @@ final class VertxExchangeIo implements ExchangeIo {
 
   @Override
   public void answer(int status, String contentType, Buffer body) {
-    HttpServerResponse response = request.response().setStatusCode(status);
-    if (body == null) {
-      response.end();
-    } else {
-      response.putHeader("Content-Type", contentType).end(body);
-    }
+    request.response().setStatusCode(status).putHeader("Content-Type", contentType).end(body);
+  }
+
+  @Override
+  public void answerNoContent() {
+    request.response().setStatusCode(204).end();
   }
 
   @Override

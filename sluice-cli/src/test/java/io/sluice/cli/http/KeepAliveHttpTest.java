@@ -116,6 +116,29 @@ class KeepAliveHttpTest {
     server.assertNothingReady(queue);
   }
 
+  /**
+   * A request pipelined behind one that asks to close the connection is never run: Vert.x drops
+   * it, and the connection guard, which may answer an enqueue itself, must not take it either.
+   */
+  @Test
+  void aRequestPipelinedAfterConnectionCloseIsNeverRun() throws Exception {
+    String queue = ServerFixture.uniqueName("keepalive-close");
+    String job = job(queue, "after-close").toString();
+    for (int attempt = 0; attempt < 5; attempt++) {
+      try (RawHttp raw = RawHttp.connect(server.port())) {
+        // The first request of a cleartext connection always goes to Vert.x; the guard may
+        // answer the ones after it.
+        raw.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertThat(raw.read().status()).isEqualTo(200);
+        raw.send("GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            + "POST /jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            + "Content-Length: " + job.length() + "\r\n\r\n" + job);
+        assertThat(raw.read().status()).isEqualTo(200);
+      }
+    }
+    server.assertNothingReady(queue);
+  }
+
   @Test
   void successfulRequestsShareOneConnection() throws Exception {
     String queue = ServerFixture.uniqueName("keepalive-ok");
