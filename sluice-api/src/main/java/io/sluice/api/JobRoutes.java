@@ -3,6 +3,7 @@ package io.sluice.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
+import io.sluice.api.http.RawChunks;
 import io.sluice.api.http.Router;
 import io.sluice.api.wire.BulkAcks;
 import io.sluice.api.wire.EnqueueParser;
@@ -156,8 +157,9 @@ final class JobRoutes {
     Set<String> queues = FilterParser.values(query.get("queue"));
     int prefetch = prefetch(query.get("prefetch"));
     String workerId = ex.request().getHeader("Worker-Id");
-    TakeStream stream = new TakeStream(vertx, ex.request().response(), format, engine, store,
-        config.heartbeatMs(), workerId == null ? "anonymous" : workerId);
+    TakeStream stream = new TakeStream(vertx, ex.request().response(),
+        RawChunks.below(ex.request()), format, engine, store, config.heartbeatMs(),
+        workerId == null ? "anonymous" : workerId);
     streams.add(stream);
     ex.request().response().endHandler(v -> streams.remove(stream));
     stream.open(queues, prefetch, ex.request().version());

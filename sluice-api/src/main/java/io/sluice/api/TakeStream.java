@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.sluice.api.http.RawChunks;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
@@ -11,6 +12,7 @@ import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.store.JobStore;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
@@ -51,10 +53,15 @@ final class TakeStream implements JobSink {
   private volatile boolean closed;
   private long lastWriteMs;
   private long heartbeatTimer = -1;
+  /** Where the stream's chunks go once its head is out, below Vert.x; null: through Vert.x. */
+  private final RawChunks rawChunks;
+  private boolean headWritten;
 
-  TakeStream(Vertx vertx, HttpServerResponse response, StreamFormat format, EngineGateway engine,
-      JobStore store, long heartbeatMs, String workerId) {
+  /** {@code rawChunks} may be null: every write then goes through Vert.x's response. */
+  TakeStream(Vertx vertx, HttpServerResponse response, RawChunks rawChunks, StreamFormat format,
+      EngineGateway engine, JobStore store, long heartbeatMs, String workerId) {
     this.vertx = vertx;
+    this.rawChunks = rawChunks;
     this.context = vertx.getOrCreateContext();
     this.response = response;
     this.format = format;
@@ -71,7 +78,7 @@ final class TakeStream implements JobSink {
     }
     response.closeHandler(v -> onClosed());
     response.exceptionHandler(e -> onClosed());
-    response.writeHead();
+    response.writeHead().onSuccess(done -> headWritten = true);
     lastWriteMs = System.currentTimeMillis();
     armHeartbeat(heartbeatMs);
     engine.post((eng, nowMs) -> {
@@ -134,13 +141,21 @@ final class TakeStream implements JobSink {
     // Reported once the frames are in the socket, not merely queued in the server: a worker
     // that stops reading then holds what the kernel took plus this one delivery. A failed write
     // means the stream is ending, and its close requeues the jobs.
-    response.write(frames).onSuccess(done -> {
+    write(frames).onSuccess(done -> {
       if (next == jobs.size()) {
         reportWritten();
       } else {
         writeFrom(jobs, next);
       }
     });
+  }
+
+  /**
+   * Writes through Vert.x until the head is out, then as raw chunks when the connection allows:
+   * a delivery then skips Vert.x's response, write queue and encoder.
+   */
+  private Future<Void> write(Buffer frames) {
+    return rawChunks != null && headWritten ? rawChunks.write(frames) : response.write(frames);
   }
 
   private void reportWritten() {
@@ -216,7 +231,7 @@ final class TakeStream implements JobSink {
     }
     long idleMs = System.currentTimeMillis() - lastWriteMs;
     if (idleMs >= heartbeatMs) {
-      response.write(Buffer.buffer(format.heartbeat()));
+      write(Buffer.buffer(format.heartbeat()));
       lastWriteMs = System.currentTimeMillis();
       armHeartbeat(heartbeatMs);
     } else {

@@ -91,8 +91,8 @@ class TakeStreamWriteTest {
 
   private TakeStream newStream() {
     // No session is opened, so neither the engine nor the store is asked for anything.
-    return new TakeStream(vertx, recordingResponse(), StreamFormat.NDJSON, null, null, 60_000,
-        "w");
+    return new TakeStream(vertx, recordingResponse(), null, StreamFormat.NDJSON, null, null,
+        60_000, "w");
   }
 
   private static JobSnapshot job() {

@@ -1,0 +1,75 @@
+package io.sluice.api.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.net.impl.ConnectionBase;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Writes the chunks of a chunked HTTP/1.1 response straight to its connection, from the
+ * connection's guard, below Vert.x's response, write queue and encoder. For a take stream, whose
+ * head Vert.x has written and whose end Vert.x writes: every chunk is whole, so one written here
+ * and one Vert.x still holds in its queue (a heartbeat) may pass each other without harm, but
+ * nothing may be written here before the head is out (docs/decisions.md, "Take stream chunks
+ * below Vert.x").
+ */
+public final class RawChunks {
+  private static final byte[] CRLF = {'\r', '\n'};
+
+  private final ChannelHandlerContext guard;
+
+  private RawChunks(ChannelHandlerContext guard) {
+    this.guard = guard;
+  }
+
+  /**
+   * The chunks of {@code request}'s response, or null when it is not on a guarded HTTP/1.1
+   * connection.
+   */
+  public static RawChunks below(HttpServerRequest request) {
+    if (request.version() == HttpVersion.HTTP_2) {
+      return null;
+    }
+    HttpConnection connection = request.connection();
+    if (!(connection instanceof ConnectionBase base)) {
+      return null;
+    }
+    ChannelHandlerContext guard = base.channel().pipeline().context(ConnectionGuard.NAME);
+    return guard == null ? null : on(guard);
+  }
+
+  /** Chunks written from the context of a connection's guard. */
+  static RawChunks on(ChannelHandlerContext guard) {
+    return new RawChunks(guard);
+  }
+
+  /** Writes {@code data} as one chunk; completes once it is in the socket. Call on the loop. */
+  public Future<Void> write(Buffer data) {
+    int length = data.length();
+    if (length == 0) {
+      // An empty chunk would end the body.
+      return Future.succeededFuture();
+    }
+    ByteBuf size = Unpooled.wrappedBuffer(
+        (Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+    ByteBuf chunk = Unpooled.wrappedBuffer(size, ((BufferInternal) data).getByteBuf(),
+        Unpooled.wrappedBuffer(CRLF));
+    Promise<Void> written = Promise.promise();
+    guard.writeAndFlush(chunk).addListener(done -> {
+      if (done.isSuccess()) {
+        written.complete();
+      } else {
+        written.fail(done.cause());
+      }
+    });
+    return written.future();
+  }
+}

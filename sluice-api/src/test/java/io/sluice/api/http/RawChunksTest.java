@@ -1,0 +1,67 @@
+package io.sluice.api.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class RawChunksTest {
+  /** Stands where a connection's guard sits: first in the pipeline. */
+  private final EmbeddedChannel channel =
+      new EmbeddedChannel(new ChannelInboundHandlerAdapter());
+  private final RawChunks chunks;
+
+  RawChunksTest() {
+    channel.pipeline().addFirst(ConnectionGuard.NAME, new ChannelInboundHandlerAdapter());
+    chunks = RawChunks.on(channel.pipeline().context(ConnectionGuard.NAME));
+  }
+
+  @AfterEach
+  void close() {
+    channel.finishAndReleaseAll();
+  }
+
+  private String written() {
+    ByteBuf out = channel.readOutbound();
+    try {
+      return out.toString(StandardCharsets.ISO_8859_1);
+    } finally {
+      out.release();
+    }
+  }
+
+  @Test
+  void writesOneWholeChunkWithItsHexadecimalSize() {
+    String line = "{\"id\":\"" + "x".repeat(290) + "\"}\n";
+
+    Future<Void> done = chunks.write(Buffer.buffer(line));
+
+    assertThat(line.length()).isEqualTo(300);
+    assertThat(written()).isEqualTo("12c\r\n" + line + "\r\n");
+    assertThat(done.succeeded()).as("complete once flushed").isTrue();
+    assertThat((Object) channel.readOutbound()).isNull();
+  }
+
+  @Test
+  void writesNothingForNoBytesSinceAnEmptyChunkWouldEndTheBody() {
+    Future<Void> done = chunks.write(Buffer.buffer());
+
+    assertThat(done.succeeded()).isTrue();
+    assertThat((Object) channel.readOutbound()).isNull();
+  }
+
+  @Test
+  void aFailedWriteFailsItsFuture() {
+    channel.close();
+
+    Future<Void> done = chunks.write(Buffer.buffer("{}\n"));
+
+    assertThat(done.failed()).isTrue();
+  }
+}
