@@ -172,7 +172,7 @@ public final class ApiServer implements AutoCloseable {
     try {
       HttpServer server = bound.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
       servers.add(server);
-      directAnswers.serve(host, server.actualPort(), router, config.limits(), handler);
+      directAnswers.serve(host, server.actualPort(), router, handler);
       LOG.info("listening on {}://{}:{} ({}{})", scheme(tls), host,
           server.actualPort(), name, tls == null ? "" : tls.mutual() ? ", mutual TLS" : ", TLS");
       return server;

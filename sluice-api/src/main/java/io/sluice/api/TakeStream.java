@@ -55,6 +55,10 @@ final class TakeStream implements JobSink {
   private long heartbeatTimer = -1;
   /** Where the stream's chunks go once its head is out, below Vert.x; null: through Vert.x. */
   private final RawChunks rawChunks;
+  /**
+   * Set once the head's write has completed. Vert.x's own {@code headWritten()} is true as soon
+   * as the head is handed to its queue, where a raw chunk could still pass it.
+   */
   private boolean headWritten;
 
   /** {@code rawChunks} may be null: every write then goes through Vert.x's response. */

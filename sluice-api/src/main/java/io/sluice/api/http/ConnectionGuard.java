@@ -116,6 +116,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   /** How many of the held bytes, from their reader index, the framing has seen. */
   private int heldScanned;
   private DirectHead directHead;
+  private Router.Routed directRoute;
   private long directBodyLength;
   private byte[] directBody;
   private int directBodyFilled;
@@ -305,8 +306,10 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     boolean plain = length >= 0 && length <= Integer.MAX_VALUE - 8
         && stop - start <= DirectHead.MAX_BYTES;
     DirectHead head = plain ? DirectHead.parse(held, start, stop) : null;
+    Router.Routed route = head == null ? null
+        : directListener.router().directRoute(head.method(), head.path());
     heldScanned = 0;
-    if (head == null || !directListener.router().takesDirect(head.method(), head.path())) {
+    if (route == null) {
       answering = Answering.VERTX;
       ctx.fireChannelRead(held.retainedSlice(start, stop - start));
       held.readerIndex(stop);
@@ -314,6 +317,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
     held.readerIndex(stop);
     directHead = head;
+    directRoute = route;
     directBodyLength = length;
     directBody = new byte[(int) Math.min(length, BodyReader.MAX_PRESIZE)];
     directBodyFilled = 0;
@@ -341,17 +345,19 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
     releaseHeldIfEmpty();
     DirectHead head = directHead;
+    Router.Routed route = directRoute;
     byte[] body = directBody;
     directHead = null;
+    directRoute = null;
     directBody = null;
     answering = Answering.DIRECT_ANSWER;
     refresh(System.nanoTime(), true);
-    handleDirect(head, body);
+    handleDirect(head, route, body);
     return true;
   }
 
   /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
-  private void handleDirect(DirectHead head, byte[] body) {
+  private void handleDirect(DirectHead head, Router.Routed route, byte[] body) {
     DirectExchangeIo io = new DirectExchangeIo(head, body, () -> !ctx.channel().isActive(),
         response -> {
           if (ctx.executor().inEventLoop()) {
@@ -360,7 +366,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             ctx.executor().execute(() -> directAnswered(response));
           }
         });
-    Exchange exchange = new Exchange(io, directListener.limits());
+    Exchange exchange = new Exchange(io, limits, route);
     if (directContext == null) {
       directContext = direct.contextOn(ctx.channel().eventLoop());
     }
@@ -517,8 +523,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
   private static ByteBuf errorResponse(HttpError error) {
     byte[] body = error.json();
-    String head = "HTTP/1.1 " + error.status() + " "
-        + HttpResponseStatus.valueOf(error.status()).reasonPhrase() + "\r\n"
+    String head = HttpError.statusLine(error.status())
         + "Content-Type: application/json\r\n"
         + "Content-Length: " + body.length + "\r\n"
         + "Connection: close\r\n\r\n";

@@ -1,7 +1,6 @@
 package io.sluice.api.http;
 
 import io.netty.channel.EventLoop;
-import io.sluice.api.HttpLimits;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
@@ -27,8 +26,7 @@ import java.util.function.Consumer;
  */
 public final class DirectAnswers {
   /** A listener's routes and what handles one of its exchanges (counting it, then routing it). */
-  record Listener(InetAddress host, Router router, HttpLimits limits,
-      Consumer<Exchange> handler) {}
+  record Listener(InetAddress host, Router router, Consumer<Exchange> handler) {}
 
   /** By port; two listeners share one only on different hosts (the admin one may). */
   private final Map<Integer, List<Listener>> byPort = new ConcurrentHashMap<>();
@@ -44,8 +42,7 @@ public final class DirectAnswers {
    * Lets the guards of connections accepted by the listener bound to {@code host} and
    * {@code port} answer its direct routes.
    */
-  public void serve(String host, int port, Router router, HttpLimits limits,
-      Consumer<Exchange> handler) {
+  public void serve(String host, int port, Router router, Consumer<Exchange> handler) {
     InetAddress address;
     try {
       address = InetAddress.getByName(host);
@@ -54,7 +51,7 @@ public final class DirectAnswers {
       return;
     }
     byPort.computeIfAbsent(port, p -> new CopyOnWriteArrayList<>())
-        .add(new Listener(address, router, limits, handler));
+        .add(new Listener(address, router, handler));
   }
 
   /**

@@ -2,7 +2,6 @@ package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.sluice.api.HttpLimits;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -75,7 +74,7 @@ final class DirectExchangeIo implements ExchangeIo {
 
   @Override
   public void answer(int status, String contentType, Buffer content) {
-    String head = statusLine(status) + "Content-Type: " + contentType + "\r\ncontent-length: "
+    String head = HttpError.statusLine(status) + "Content-Type: " + contentType + "\r\ncontent-length: "
         + content.length() + "\r\n\r\n";
     write(status, Unpooled.wrappedBuffer(
         Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII)),
@@ -85,11 +84,7 @@ final class DirectExchangeIo implements ExchangeIo {
   @Override
   public void answerNoContent() {
     write(204, Unpooled.wrappedBuffer(
-        (statusLine(204) + "\r\n").getBytes(StandardCharsets.US_ASCII)));
-  }
-
-  private static String statusLine(int status) {
-    return "HTTP/1.1 " + status + " " + HttpResponseStatus.valueOf(status).reasonPhrase() + "\r\n";
+        (HttpError.statusLine(204) + "\r\n").getBytes(StandardCharsets.US_ASCII)));
   }
 
   private void write(int status, ByteBuf response) {

@@ -70,23 +70,18 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     }
     String method = ascii(buf, i, firstSpace - i);
     String target = ascii(buf, firstSpace + 1, secondSpace - firstSpace - 1);
-    if (target.indexOf('#') >= 0) {
-      return null;
-    }
     String contentType = null;
     String accept = null;
     boolean host = false;
     boolean contentLength = false;
-    boolean ended = false;
-    i = indexOf(buf, lineEnd, to, (byte) '\n') + 1;
-    while (i < to) {
+    // Every line ends with CR LF (lineEnd), so the next one starts two bytes after its end.
+    for (i = lineEnd + 2; i < to; ) {
       int end = lineEnd(buf, i, to);
       if (end < 0) {
         return null;
       }
       if (end == i) {
-        ended = true;
-        break;
+        return host ? of(method, target, contentType, accept) : null;
       }
       int colon = indexOf(buf, i, end, (byte) ':');
       if (colon <= i || !tokenAt(buf, i, colon)) {
@@ -135,11 +130,13 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
           }
         }
       }
-      i = indexOf(buf, end, to, (byte) '\n') + 1;
+      i = end + 2;
     }
-    if (!host || !ended) {
-      return null;
-    }
+    // No blank line: not a whole head.
+    return null;
+  }
+
+  private static DirectHead of(String method, String target, String contentType, String accept) {
     int question = target.indexOf('?');
     return new DirectHead(HttpMethod.valueOf(method),
         question < 0 ? target : target.substring(0, question),
@@ -190,13 +187,13 @@ record DirectHead(HttpMethod method, String path, String query, String contentTy
     return true;
   }
 
-  /** A request target: visible ASCII only, at least one byte. */
+  /** A request target: visible ASCII only, at least one byte, no fragment. */
   private static boolean targetAt(byte[] buf, int from, int to) {
     if (from >= to) {
       return false;
     }
     for (int i = from; i < to; i++) {
-      if (buf[i] <= ' ' || buf[i] == 0x7f) {
+      if (buf[i] <= ' ' || buf[i] == 0x7f || buf[i] == '#') {
         return false;
       }
     }

@@ -31,15 +31,18 @@ public final class Exchange {
 
   private final ExchangeIo io;
   private final HttpLimits limits;
+  private final Router.Routed directRoute;
   private String route;
 
   public Exchange(HttpServerRequest request, HttpLimits limits) {
-    this(new VertxExchangeIo(request), limits);
+    this(new VertxExchangeIo(request), limits, null);
   }
 
-  Exchange(ExchangeIo io, HttpLimits limits) {
+  /** {@code directRoute}: the route already found to take it, or null to match it when routed. */
+  Exchange(ExchangeIo io, HttpLimits limits, Router.Routed directRoute) {
     this.io = io;
     this.limits = limits;
+    this.directRoute = directRoute;
   }
 
   /**
@@ -48,6 +51,10 @@ public final class Exchange {
    */
   public HttpServerRequest request() {
     return io.vertxRequest();
+  }
+
+  Router.Routed directRoute() {
+    return directRoute;
   }
 
   HttpMethod method() {

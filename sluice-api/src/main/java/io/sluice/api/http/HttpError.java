@@ -3,6 +3,7 @@ package io.sluice.api.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.Negotiation;
@@ -113,6 +114,11 @@ public record HttpError(int status, String message, List<String> supported) {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** An HTTP/1.1 response's status line, CR LF included, as Vert.x writes it. */
+  static String statusLine(int status) {
+    return "HTTP/1.1 " + status + " " + HttpResponseStatus.valueOf(status).reasonPhrase() + "\r\n";
   }
 
   static HttpError bodyTooLarge(long maxBodyBytes) {

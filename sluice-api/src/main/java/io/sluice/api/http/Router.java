@@ -72,6 +72,9 @@ public final class Router {
    */
   record Match(Route owner, Route handler) {}
 
+  /** A route added with {@link #addDirect} that takes a request, with its parameter values. */
+  record Routed(Route route, List<String> params) {}
+
   /** Routes by their number of segments, each list in the order added; shared with views. */
   private final List<List<Route>> bySegments;
   /** Put before every path added through this router; empty for a listener's own router. */
@@ -142,19 +145,27 @@ public final class Router {
   }
 
   /**
-   * Whether a request with this method and (raw) path would be taken by a route added with
-   * {@link #addDirect}, its path decoding cleanly.
+   * The route added with {@link #addDirect} that would take a request with this method and (raw)
+   * path, its path decoding cleanly; null if none would. An exchange made with the answer is not
+   * matched again ({@link #route}).
    */
-  boolean takesDirect(HttpMethod method, String rawPath) {
+  Routed directRoute(HttpMethod method, String rawPath) {
     PathSegments.Decoded path = PathSegments.parse(rawPath);
     if (path == null || path.malformed() >= 0) {
-      return false;
+      return null;
     }
     Route handler = match(method, path.segments()).handler();
-    return handler != null && handler.direct();
+    return handler != null && handler.direct()
+        ? new Routed(handler, handler.params(path.segments())) : null;
   }
 
   public void route(Exchange exchange) {
+    Routed direct = exchange.directRoute();
+    if (direct != null) {
+      exchange.routedTo(direct.route().path());
+      handle(direct.route(), exchange, direct.params());
+      return;
+    }
     PathSegments.Decoded path = PathSegments.parse(exchange.path());
     if (path == null) {
       exchange.fail(HttpError.notFound());
@@ -179,8 +190,12 @@ public final class Router {
       return;
     }
     exchange.routedTo(handler.path());
+    handle(handler, exchange, handler.params(segments));
+  }
+
+  private static void handle(Route route, Exchange exchange, List<String> params) {
     try {
-      handler.handler().handle(exchange, handler.params(segments));
+      route.handler().handle(exchange, params);
     } catch (RuntimeException e) {
       exchange.fail(e);
     }

@@ -138,7 +138,7 @@ class ConnectionGuardDirectTest {
         .sync()
         .channel();
     port = ((InetSocketAddress) server.localAddress()).getPort();
-    direct.serve("127.0.0.1", port, router(), LIMITS, this::routeAndRecord);
+    direct.serve("127.0.0.1", port, router(), this::routeAndRecord);
   }
 
   @AfterEach
