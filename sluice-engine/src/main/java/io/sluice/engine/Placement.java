@@ -59,7 +59,7 @@ final class Placement {
 
   /** The job stops being in flight: its stream slot and its concurrency tokens come back. */
   void leaveFlight(Job job, long nowMs) {
-    dispatcher.release(job);
+    dispatcher.release(job, nowMs);
     budgets.release(job, nowMs);
   }
 

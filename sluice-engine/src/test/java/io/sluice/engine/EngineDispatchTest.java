@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.engine.EngineHarness.Worker;
+import io.sluice.engine.dispatch.Dispatcher;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
@@ -171,7 +172,7 @@ class EngineDispatchTest {
     }
 
     @Test
-    void rotatesWhichWorkerGetsAScarceJobFirst() {
+    void spreadsScarceJobsOverTheWorkersHoldingFewest() {
       Worker one = h.openWorker("a", 0);
       Worker two = h.openWorker("a", 0);
 
@@ -182,6 +183,81 @@ class EngineDispatchTest {
 
       assertThat(one.received()).hasSize(2);
       assertThat(two.received()).hasSize(2);
+    }
+
+    @Test
+    void aJobArrivingAloneGoesToTheWorkerThatJustFinishedOne() {
+      List<Worker> workers =
+          List.of(h.openWorker("a", 0), h.openWorker("a", 0), h.openWorker("a", 0));
+      h.enqueue("a");
+      h.dispatch();
+      Worker awake = workers.stream()
+          .filter(worker -> !worker.received().isEmpty()).findFirst().orElseThrow();
+
+      for (int i = 0; i < 5; i++) {
+        h.ack(awake.received().get(i).id());
+        h.advanceMs(Dispatcher.AWAKE_MS);
+        h.enqueue("a");
+        assertThat(h.dispatch()).hasSize(1);
+        assertThat(awake.received()).hasSize(i + 2);
+      }
+      assertThat(workers.stream().mapToInt(worker -> worker.received().size()).sum()).isEqualTo(6);
+    }
+
+    @Test
+    void anAwakeWorkerGetsTheNextJobEvenWhileHoldingMore() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+      h.enqueue(3, "a");
+      h.dispatch();
+      Worker holdsTwo = one.received().size() == 2 ? one : two;
+      Worker holdsOne = holdsTwo == one ? two : one;
+      h.ack(holdsOne.received().get(0).id());
+      h.advanceMs(Dispatcher.AWAKE_MS + 1);
+      h.ack(holdsTwo.received().get(0).id());
+
+      h.enqueue("a");
+      h.dispatch();
+
+      assertThat(holdsTwo.received()).hasSize(3);
+      assertThat(holdsOne.received()).hasSize(1);
+    }
+
+    @Test
+    void ofTheAwakeWorkersTheFirstOpenedKeepsTheWork() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+      h.enqueue(2, "a");
+      h.dispatch();
+      h.ack(one.received().get(0).id());
+      h.ack(two.received().get(0).id());
+
+      for (int i = 1; i <= 3; i++) {
+        h.enqueue("a");
+        h.dispatch();
+        assertThat(one.received()).hasSize(i + 1);
+        h.ack(one.received().get(i).id());
+      }
+      assertThat(two.received()).hasSize(1);
+    }
+
+    @Test
+    void onceEveryWorkerHasBeenIdleAJobGoesToTheOneHoldingFewest() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+      h.enqueue(3, "a");
+      h.dispatch();
+      Worker holdsTwo = one.received().size() == 2 ? one : two;
+      Worker holdsOne = holdsTwo == one ? two : one;
+      h.ack(holdsOne.received().get(0).id());
+      h.ack(holdsTwo.received().get(0).id());
+      h.advanceMs(Dispatcher.AWAKE_MS + 1);
+
+      h.enqueue("a");
+      h.dispatch();
+
+      assertThat(holdsOne.received()).hasSize(2);
+      assertThat(holdsTwo.received()).hasSize(2);
     }
 
     @Test

@@ -42,6 +42,9 @@ public final class WorkerSession {
   private boolean holdsUncommitted;
   /** The dispatch pass whose delivery waits for a commit, or 0 when none does. */
   private long awaitingCommitOf;
+  /** The dispatcher's count of releases when this session last released a job; 0 before. */
+  private long lastRelease;
+  private long lastReleaseMs;
   private boolean closed;
 
   /**
@@ -94,6 +97,20 @@ public final class WorkerSession {
 
   boolean release(Job job) {
     return inFlight.remove(job);
+  }
+
+  void released(long stamp, long nowMs) {
+    lastRelease = stamp;
+    lastReleaseMs = nowMs;
+  }
+
+  long lastRelease() {
+    return lastRelease;
+  }
+
+  /** True when this session released a job at {@code sinceMs} or later. */
+  boolean releasedSince(long sinceMs) {
+    return lastRelease > 0 && lastReleaseMs >= sinceMs;
   }
 
   Set<Job> inFlight() {
