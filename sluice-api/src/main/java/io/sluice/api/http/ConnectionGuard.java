@@ -25,10 +25,10 @@ import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.api.HttpLimits;
+import io.sluice.api.http.ConnectionWait.Wait;
 import io.vertx.core.internal.ContextInternal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -81,9 +81,6 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     DIRECT_ANSWER
   }
 
-  /** What the connection is waiting for, and so which timeout applies. */
-  private enum Wait { NONE, IDLE, HEAD, BODY }
-
   private final HttpLimits limits;
   private ChannelHandlerContext ctx;
   private Mode mode = Mode.UNDECIDED;
@@ -100,11 +97,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   /** A refused head's answer, waiting for the responses to the requests before it. */
   private HttpError pending;
 
-  private Wait wait = Wait.NONE;
-  private long waitSinceNanos;
-  private long waitHeads;
-  private long waitResponses;
-  private DeadlineTimer timer;
+  private ConnectionWait waiting;
 
   /** The listeners whose direct routes this guard may answer; null: Vert.x answers everything. */
   private final DirectAnswers direct;
@@ -115,11 +108,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private ByteBuf held;
   /** How many of the held bytes, from their reader index, the framing has seen. */
   private int heldScanned;
-  private DirectHead directHead;
-  private Router.Routed directRoute;
-  private long directBodyLength;
-  private byte[] directBody;
-  private int directBodyFilled;
+  /** The request being read whole for a direct answer (while {@link Answering#DIRECT_BODY}). */
+  private DirectRequest directRequest;
   /** The Vert.x context direct exchanges run in, on this connection's event loop. */
   private ContextInternal directContext;
   /** A request that Vert.x took asked to close the connection once answered. */
@@ -135,14 +125,14 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext context) {
     this.ctx = context;
-    this.timer = new DeadlineTimer(context.executor(), this::expire);
+    this.waiting = new ConnectionWait(limits, new DeadlineTimer(context.executor(), this::expire));
     refresh(System.nanoTime(), false);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext context) {
     mode = Mode.CLOSING;
-    timer.cancel();
+    waiting.cancel();
     releaseHeld();
     context.fireChannelInactive();
   }
@@ -316,11 +306,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
       return true;
     }
     held.readerIndex(stop);
-    directHead = head;
-    directRoute = route;
-    directBodyLength = length;
-    directBody = new byte[(int) Math.min(length, BodyReader.MAX_PRESIZE)];
-    directBodyFilled = 0;
+    directRequest = new DirectRequest(head, route, length);
     answering = Answering.DIRECT_BODY;
     refresh(System.nanoTime(), true);
     return true;
@@ -328,37 +314,28 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
   /** Reads the held body bytes of a direct request; returns whether to go on with the rest. */
   private boolean readBody() {
-    int n = (int) Math.min(directBodyLength - directBodyFilled, held.readableBytes());
+    int n = directRequest.bodyBytesIn(held.readableBytes());
     if (n > 0) {
       framing.feed(held, held.readerIndex(), held.readerIndex() + n);
-      if (directBodyFilled + n > directBody.length) {
-        // The declared length is trusted once the body has arrived past the first allocation.
-        directBody = Arrays.copyOf(directBody, (int) directBodyLength);
-      }
-      held.readBytes(directBody, directBodyFilled, n);
-      directBodyFilled += n;
+      directRequest.fill(held, n);
     }
-    if (directBodyFilled < directBodyLength) {
-      releaseHeldIfEmpty();
+    releaseHeldIfEmpty();
+    if (!directRequest.complete()) {
       refresh(System.nanoTime(), n > 0);
       return false;
     }
-    releaseHeldIfEmpty();
-    DirectHead head = directHead;
-    Router.Routed route = directRoute;
-    byte[] body = directBody;
-    directHead = null;
-    directRoute = null;
-    directBody = null;
+    DirectRequest request = directRequest;
+    directRequest = null;
     answering = Answering.DIRECT_ANSWER;
     refresh(System.nanoTime(), true);
-    handleDirect(head, route, body);
+    handleDirect(request);
     return true;
   }
 
   /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
-  private void handleDirect(DirectHead head, Router.Routed route, byte[] body) {
-    DirectExchangeIo io = new DirectExchangeIo(head, body, () -> !ctx.channel().isActive(),
+  private void handleDirect(DirectRequest request) {
+    DirectExchangeIo io = new DirectExchangeIo(request.head(), request.body(),
+        () -> !ctx.channel().isActive(),
         response -> {
           if (ctx.executor().inEventLoop()) {
             directAnswered(response);
@@ -366,7 +343,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
             ctx.executor().execute(() -> directAnswered(response));
           }
         });
-    Exchange exchange = new Exchange(io, limits, route);
+    Exchange exchange = new Exchange(io, limits, request.route());
     if (directContext == null) {
       directContext = direct.contextOn(ctx.channel().eventLoop());
     }
@@ -473,7 +450,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
    */
   private void refuse(HttpError error, boolean inBody) {
     mode = Mode.CLOSING;
-    timer.cancel();
+    waiting.cancel();
     releaseHeld();
     long heads = framing.headsCompleted();
     LOG.debug("refusing a request from {}: {} {}", ctx.channel().remoteAddress(), error.status(),
@@ -548,38 +525,10 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     };
   }
 
-  private long timeoutMs(Wait what) {
-    return switch (what) {
-      case IDLE -> limits.idleTimeoutMs();
-      case HEAD -> limits.headerReadTimeoutMs();
-      case BODY -> limits.bodyReadTimeoutMs();
-      case NONE -> throw new IllegalArgumentException("no timeout while waiting for nothing");
-    };
-  }
-
-  /**
-   * Restarts the clock when the connection starts waiting for something else (another head, or
-   * idle after another response) or, inside a body, when bytes arrived; then makes sure a timer
-   * fires by the deadline.
-   */
+  /** Moves the wait on to what the connection waits for now (see {@link ConnectionWait}). */
   private void refresh(long nowNanos, boolean bytesArrived) {
-    Wait next = currentWait();
-    long heads = framing == null ? 0 : framing.headsCompleted();
-    if (next != wait || heads != waitHeads || responsesCompleted != waitResponses
-        || (next == Wait.BODY && bytesArrived)) {
-      wait = next;
-      waitSinceNanos = nowNanos;
-      waitHeads = heads;
-      waitResponses = responsesCompleted;
-    }
-    if (wait != Wait.NONE) {
-      timer.fireBy(deadlineNanos(), nowNanos);
-    }
-  }
-
-  private long deadlineNanos() {
-    long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs(wait));
-    return waitSinceNanos + Math.min(timeoutNanos, Long.MAX_VALUE / 4);
+    waiting.refresh(currentWait(), framing == null ? 0 : framing.headsCompleted(),
+        responsesCompleted, nowNanos, bytesArrived);
   }
 
   private void expire() {
@@ -588,10 +537,10 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
     long now = System.nanoTime();
     refresh(now, false);
-    if (wait == Wait.NONE || deadlineNanos() - now > 0) {
+    if (!waiting.overdue(now)) {
       return;
     }
-    switch (wait) {
+    switch (waiting.current()) {
       case IDLE -> {
         LOG.debug("closing a connection from {} idle for {} ms", ctx.channel().remoteAddress(),
             limits.idleTimeoutMs());
@@ -604,7 +553,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         ctx.channel().close();
       }
       case BODY -> refuse(HttpError.bodyTimedOut(limits.bodyReadTimeoutMs()), true);
-      default -> throw new IllegalStateException("wait " + wait);
+      default -> throw new IllegalStateException("wait " + waiting.current());
     }
   }
 
@@ -631,7 +580,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         }
         if (request.decoderResult().isFailure()) {
           mode = Mode.CLOSING;
-          timer.cancel();
+          waiting.cancel();
         } else {
           String upgrade = request.headers().get(HttpHeaderNames.UPGRADE);
           if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).contains("h2c")) {
@@ -659,7 +608,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
         // The client sends frames only once it has read this response, so every byte after
         // it belongs to the new protocol.
         mode = Mode.UPGRADED;
-        timer.cancel();
+        waiting.cancel();
         return;
       }
       if (completes && (mode == Mode.HTTP1 || pending != null)) {
