@@ -7,10 +7,13 @@ import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.StreamFormat;
+import io.sluice.engine.Engine;
+import io.sluice.engine.EngineLoop;
 import io.sluice.engine.dispatch.JobSink;
 import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.store.JobStore;
+import io.vertx.core.Completable;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -145,13 +148,49 @@ final class TakeStream implements JobSink {
     // Reported once the frames are in the socket, not merely queued in the server: a worker
     // that stops reading then holds what the kernel took plus this one delivery. A failed write
     // means the stream is ending, and its close requeues the jobs.
-    write(frames).onSuccess(done -> {
+    write(frames).onComplete(new AfterPiece(jobs, next));
+  }
+
+  /** Tells the engine a session's delivery is written; a class for the reason below. */
+  private static final class SessionWritten implements EngineLoop.Command<Void> {
+    private final WorkerSession session;
+
+    SessionWritten(WorkerSession session) {
+      this.session = session;
+    }
+
+    @Override
+    public Void apply(Engine engine, long nowMs) {
+      engine.sessionWritten(session);
+      return null;
+    }
+  }
+
+  /**
+   * Once a piece is in the socket, writes the next or reports the delivery written. A class
+   * rather than a lambda, as it is made for every delivery: the server runs on C1, where a
+   * capturing lambda costs a method-handle allocation.
+   */
+  private final class AfterPiece implements Completable<Void> {
+    private final List<JobSnapshot> jobs;
+    private final int next;
+
+    AfterPiece(List<JobSnapshot> jobs, int next) {
+      this.jobs = jobs;
+      this.next = next;
+    }
+
+    @Override
+    public void complete(Void result, Throwable failure) {
+      if (failure != null) {
+        return;
+      }
       if (next == jobs.size()) {
         reportWritten();
       } else {
         writeFrom(jobs, next);
       }
-    });
+    }
   }
 
   /**
@@ -165,10 +204,7 @@ final class TakeStream implements JobSink {
   private void reportWritten() {
     WorkerSession current = session;
     if (current != null && !closed) {
-      engine.post((eng, nowMs) -> {
-        eng.sessionWritten(current);
-        return null;
-      });
+      engine.post(new SessionWritten(current));
     }
   }
 

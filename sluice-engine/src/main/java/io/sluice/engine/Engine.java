@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import io.sluice.engine.budget.BindingChange;
+import io.sluice.engine.budget.BucketState;
 import io.sluice.engine.budget.BudgetBook;
 import io.sluice.engine.budget.BudgetState;
 import io.sluice.engine.budget.BudgetView;
@@ -385,9 +386,13 @@ public final class Engine {
    */
   public Turn takeTurn() {
     publish();
-    rooms.budgets.takeChangedTokenStates().forEach((key, state) -> rooms.writes.write(
-        state != null ? new Mutation.PutBucketState(key, state)
-            : new Mutation.DeleteBucketState(key)));
+    for (Map.Entry<String, BucketState> changed :
+        rooms.budgets.takeChangedTokenStates().entrySet()) {
+      String key = changed.getKey();
+      BucketState state = changed.getValue();
+      rooms.writes.write(state != null ? new Mutation.PutBucketState(key, state)
+          : new Mutation.DeleteBucketState(key));
+    }
     return rooms.writes.take(rooms.dispatcher.takeDepartures(), rooms.budgets.takeReplaced(),
         rooms.dispatcher.takeAwaitingCommit());
   }

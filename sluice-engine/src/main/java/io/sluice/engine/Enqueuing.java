@@ -11,6 +11,7 @@ import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.Mutation;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Creates jobs (API.md §4, §8.1–§8.2): budget bindings, unique claims and batch folding are
@@ -87,11 +88,11 @@ final class Enqueuing {
         openBatches.open(job);
       }
     }
-    batching.foldedPayloads().forEach((foldedInto, payload) -> {
-      Job job = target(foldedInto, createdHere);
-      payloads.pin(job, payload);
-      writes.enqueueWrite(new Mutation.PutPayload(job.id(), payload));
-    });
+    for (Map.Entry<BatchPlan.Target, byte[]> folded : batching.foldedPayloads().entrySet()) {
+      Job job = target(folded.getKey(), createdHere);
+      payloads.pin(job, folded.getValue());
+      writes.enqueueWrite(new Mutation.PutPayload(job.id(), folded.getValue()));
+    }
     return answers;
   }
 

@@ -26,11 +26,14 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.sluice.api.HttpLimits;
 import io.sluice.api.http.ConnectionWait.Wait;
+import io.vertx.core.Handler;
 import io.vertx.core.internal.ContextInternal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,6 +119,13 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private boolean closeAfterAnswers;
   /** Set while held bytes are being read, so an answer written meanwhile does not re-enter. */
   private boolean readingHeld;
+  /*
+   * What each direct exchange is given, made once per connection rather than per request: the
+   * server runs on C1, where a capturing lambda costs a method-handle allocation.
+   */
+  private final BooleanSupplier connectionClosed = this::connectionClosed;
+  private final Consumer<ByteBuf> directAnswer = this::answerDirect;
+  private final Handler<Exchange> directHandler = this::handleExchange;
 
   ConnectionGuard(HttpLimits limits, DirectAnswers direct) {
     this.limits = limits;
@@ -334,21 +344,30 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
 
   /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
   private void handleDirect(DirectRequest request) {
-    DirectExchangeIo io = new DirectExchangeIo(request.head(), request.body(),
-        () -> !ctx.channel().isActive(),
-        response -> {
-          if (ctx.executor().inEventLoop()) {
-            directAnswered(response);
-          } else {
-            ctx.executor().execute(() -> directAnswered(response));
-          }
-        });
+    DirectExchangeIo io =
+        new DirectExchangeIo(request.head(), request.body(), connectionClosed, directAnswer);
     Exchange exchange = new Exchange(io, limits, request.route());
     if (directContext == null) {
       directContext = direct.contextOn(ctx.channel().eventLoop());
     }
     // A context of its own per request, as Vert.x gives each of its requests.
-    directContext.duplicate().dispatch(() -> directListener.handler().accept(exchange));
+    directContext.duplicate().dispatch(exchange, directHandler);
+  }
+
+  private boolean connectionClosed() {
+    return !ctx.channel().isActive();
+  }
+
+  private void answerDirect(ByteBuf response) {
+    if (ctx.executor().inEventLoop()) {
+      directAnswered(response);
+    } else {
+      ctx.executor().execute(() -> directAnswered(response));
+    }
+  }
+
+  private void handleExchange(Exchange exchange) {
+    directListener.handler().accept(exchange);
   }
 
   private void directAnswered(ByteBuf response) {

@@ -16,6 +16,7 @@ import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntConsumer;
 
 /**
@@ -140,12 +141,22 @@ public final class Exchange {
     if (format == null) {
       return Future.failedFuture(new Negotiation.UnsupportedMediaType());
     }
-    return io.body(limits).map(bytes -> {
+    return io.body(limits).map(new CheckedBody(format));
+  }
+
+  /**
+   * A body refused when empty, checked as {@code format} otherwise. A class rather than a lambda,
+   * as it is made for every enqueue and acknowledgement: the server runs on C1, where a capturing
+   * lambda costs a method-handle allocation.
+   */
+  private record CheckedBody(Format format) implements Function<byte[], byte[]> {
+    @Override
+    public byte[] apply(byte[] bytes) {
       if (bytes.length == 0) {
         throw new BodyException(format, "empty body");
       }
       return Bodies.checked(format, bytes);
-    });
+    }
   }
 
   /** The format of the request body (valid once {@link #body} succeeded). */

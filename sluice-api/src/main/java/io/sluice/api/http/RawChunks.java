@@ -2,6 +2,8 @@ package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -62,14 +64,26 @@ public final class RawChunks {
         (Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
     ByteBuf chunk = Unpooled.wrappedBuffer(size, ((BufferInternal) data).getByteBuf(),
         Unpooled.wrappedBuffer(CRLF));
-    Promise<Void> written = Promise.promise();
-    guard.writeAndFlush(chunk).addListener(done -> {
+    Written written = new Written();
+    guard.writeAndFlush(chunk).addListener(written);
+    return written.promise.future();
+  }
+
+  /**
+   * Completes a chunk's promise once its write is done. A class rather than a lambda, as it is
+   * made for every chunk: the server runs on C1, where a capturing lambda costs a method-handle
+   * allocation.
+   */
+  private static final class Written implements ChannelFutureListener {
+    private final Promise<Void> promise = Promise.promise();
+
+    @Override
+    public void operationComplete(ChannelFuture done) {
       if (done.isSuccess()) {
-        written.complete();
+        promise.complete();
       } else {
-        written.fail(done.cause());
+        promise.fail(done.cause());
       }
-    });
-    return written.future();
+    }
   }
 }

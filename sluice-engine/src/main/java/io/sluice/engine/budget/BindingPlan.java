@@ -114,8 +114,10 @@ public final class BindingPlan {
   /** Creates the planned budgets (full buckets) and returns them, in plan order. */
   public List<Budget> apply(long nowMs) {
     List<Budget> created = new ArrayList<>(creations.size());
-    creations.forEach((key, plan) ->
-        created.add(book.create(key, plan.policy(), plan.partitioned(), nowMs)));
+    for (Map.Entry<String, Planned> creation : creations.entrySet()) {
+      Planned plan = creation.getValue();
+      created.add(book.create(creation.getKey(), plan.policy(), plan.partitioned(), nowMs));
+    }
     return created;
   }
 }

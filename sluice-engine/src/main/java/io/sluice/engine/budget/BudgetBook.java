@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
  * Every budget and the rules of BUDGETS.md §5–§6 that the dispatcher asks about: parking, head
@@ -45,6 +46,11 @@ public final class BudgetBook {
 
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
+  /**
+   * What a pool found idle is made to do, made once: the server runs on C1, where a capturing
+   * lambda made at each turn costs a method-handle allocation.
+   */
+  private final Consumer<Pool> forgetQuiet = this::forgetQuiet;
 
   public BudgetBook(int maxBudgets) {
     this(maxBudgets, new ConcurrentHashMap<>());
@@ -529,10 +535,12 @@ public final class BudgetBook {
     for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
-    quietPools.forgetIdle(nowMs, pool -> {
-      publisher.changed(pool.budget());
-      markTokenStateChanged(pool);
-    });
+    quietPools.forgetIdle(nowMs, forgetQuiet);
+  }
+
+  private void forgetQuiet(Pool pool) {
+    publisher.changed(pool.budget());
+    markTokenStateChanged(pool);
   }
 
   /**
