@@ -151,7 +151,10 @@ final class TakeStream implements JobSink {
     write(frames).onComplete(new AfterPiece(jobs, next));
   }
 
-  /** Tells the engine a session's delivery is written; a class for the reason below. */
+  /**
+   * Tells the engine a session's delivery is written. A class rather than a lambda, as it is made
+   * for every delivery (see {@link AfterPiece}).
+   */
   private static final class SessionWritten implements EngineLoop.Command<Void> {
     private final WorkerSession session;
 
@@ -167,9 +170,9 @@ final class TakeStream implements JobSink {
   }
 
   /**
-   * Once a piece is in the socket, writes the next or reports the delivery written. A class
-   * rather than a lambda, as it is made for every delivery: the server runs on C1, where a
-   * capturing lambda costs a method-handle allocation.
+   * Once a piece is in the socket, writes the next or reports the delivery written. A class rather
+   * than a lambda, as it is made for every piece written: on C1 a capturing lambda is made through
+   * method handles it does not inline.
    */
   private final class AfterPiece implements Completable<Void> {
     private final List<JobSnapshot> jobs;

@@ -83,7 +83,7 @@ final class Completions {
 
   private void complete(Job job, long nowMs) {
     observer.completed(job.queue(), ranMs(job, nowMs));
-    placement.leaveFlight(job, nowMs);
+    placement.leaveFlightSucceeded(job, nowMs);
     long retentionMs = effective(job.retention() == null ? null : job.retention().completedMs(),
         config.defaultCompletedRetentionMs());
     finish(job, JobStatus.COMPLETED, retentionMs, nowMs);

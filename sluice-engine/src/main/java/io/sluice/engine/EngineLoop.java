@@ -141,8 +141,8 @@ public final class EngineLoop implements AutoCloseable {
   /** A turn is queued on the {@link #host} and has not started. */
   private final AtomicBoolean turnQueued = new AtomicBoolean();
   /**
-   * {@link #turnOnHost} and {@link #wake} as tasks, made once: the server runs on C1, where each
-   * capturing method reference made per call costs a method-handle allocation.
+   * {@link #turnOnHost} and {@link #wake} as tasks, made once: on C1 a capturing method reference
+   * is made through method handles it does not inline.
    */
   private final Runnable turnOnHostTask = this::turnOnHost;
   private final Runnable wakeTask = this::wake;

@@ -59,7 +59,13 @@ final class Placement {
 
   /** The job stops being in flight: its stream slot and its concurrency tokens come back. */
   void leaveFlight(Job job, long nowMs) {
-    dispatcher.release(job, nowMs);
+    dispatcher.release(job);
+    budgets.release(job, nowMs);
+  }
+
+  /** The same for a job that succeeded, whose worker the dispatcher then counts as awake. */
+  void leaveFlightSucceeded(Job job, long nowMs) {
+    dispatcher.succeeded(job, nowMs);
     budgets.release(job, nowMs);
   }
 

@@ -215,12 +215,81 @@ class EngineDispatchTest {
       h.ack(holdsOne.received().get(0).id());
       h.advanceMs(Dispatcher.AWAKE_MS + 1);
       h.ack(holdsTwo.received().get(0).id());
+      h.advanceMs(Dispatcher.AWAKE_MS);
 
       h.enqueue("a");
       h.dispatch();
 
       assertThat(holdsTwo.received()).hasSize(3);
       assertThat(holdsOne.received()).hasSize(1);
+    }
+
+    @Test
+    void anAwakeWorkerHoldingTwoMoreThanAnotherLeavesTheJobToIt() {
+      Worker busy = h.openWorker("a", 0);
+      List<JobSnapshot> first = h.enqueue(4, "a");
+      h.dispatch();
+      h.ack(first.get(0).id());
+      Worker idle = h.openWorker("a", 0);
+
+      JobSnapshot next = h.enqueue("a");
+      h.dispatch();
+
+      assertThat(idle.receivedIds()).containsExactly(next.id());
+      assertThat(busy.received()).hasSize(4);
+    }
+
+    @Test
+    void aFailureDoesNotMakeAWorkerAwake() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+      h.enqueue(4, "a");
+      h.dispatch();
+      h.ack(one.received().get(0).id());
+      h.advanceMs(Dispatcher.AWAKE_MS + 1);
+      h.fail(two.received().get(0).id());
+
+      JobSnapshot next = h.enqueue("a");
+      h.dispatch();
+
+      assertThat(one.receivedIds()).contains(next.id());
+      assertThat(two.receivedIds()).doesNotContain(next.id());
+    }
+
+    @Test
+    void ofIdleWorkersHoldingAlikeTheOneThatSucceededLastGetsTheJob() {
+      Worker one = h.openWorker("a", 0);
+      Worker two = h.openWorker("a", 0);
+      h.enqueue(2, "a");
+      h.dispatch();
+      h.ack(one.received().get(0).id());
+      h.ack(two.received().get(0).id());
+      h.advanceMs(Dispatcher.AWAKE_MS + 1);
+
+      JobSnapshot next = h.enqueue("a");
+      h.dispatch();
+
+      assertThat(two.receivedIds()).contains(next.id());
+      assertThat(one.received()).hasSize(1);
+    }
+
+    @Test
+    void anAwakeWorkerOfAnotherQueueDoesNotDecideWhichWorkerOfTheQueueGetsTheJob() {
+      Worker other = h.openWorker(Set.of("b"), 0);
+      Worker first = h.openWorker(Set.of("a"), 0);
+      Worker second = h.openWorker(Set.of("a"), 0);
+      JobSnapshot forOther = h.enqueue("b");
+      h.dispatch();
+      h.ack(forOther.id());
+      h.enqueue("a");
+      h.dispatch();
+      assertThat(first.received()).hasSize(1);
+
+      JobSnapshot next = h.enqueue("a");
+      h.dispatch();
+
+      assertThat(second.receivedIds()).containsExactly(next.id());
+      assertThat(other.received()).hasSize(1);
     }
 
     @Test

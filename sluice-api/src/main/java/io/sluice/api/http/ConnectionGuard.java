@@ -120,11 +120,11 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   /** Set while held bytes are being read, so an answer written meanwhile does not re-enter. */
   private boolean readingHeld;
   /*
-   * What each direct exchange is given, made once per connection rather than per request: the
-   * server runs on C1, where a capturing lambda costs a method-handle allocation.
+   * What each direct exchange is given, made once per connection rather than per request: on C1 a
+   * capturing lambda is made through method handles it does not inline.
    */
   private final BooleanSupplier connectionClosed = this::connectionClosed;
-  private final Consumer<ByteBuf> directAnswer = this::answerDirect;
+  private final Consumer<ByteBuf> directAnswer = this::answerOnLoop;
   private final Handler<Exchange> directHandler = this::handleExchange;
 
   ConnectionGuard(HttpLimits limits, DirectAnswers direct) {
@@ -358,7 +358,7 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     return !ctx.channel().isActive();
   }
 
-  private void answerDirect(ByteBuf response) {
+  private void answerOnLoop(ByteBuf response) {
     if (ctx.executor().inEventLoop()) {
       directAnswered(response);
     } else {

@@ -146,8 +146,8 @@ public final class Exchange {
 
   /**
    * A body refused when empty, checked as {@code format} otherwise. A class rather than a lambda,
-   * as it is made for every enqueue and acknowledgement: the server runs on C1, where a capturing
-   * lambda costs a method-handle allocation.
+   * as it is made for every enqueue and acknowledgement: on C1 a capturing lambda is made through
+   * method handles it does not inline.
    */
   private record CheckedBody(Format format) implements Function<byte[], byte[]> {
     @Override

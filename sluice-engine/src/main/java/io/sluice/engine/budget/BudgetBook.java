@@ -47,10 +47,10 @@ public final class BudgetBook {
   /** Where every change of a budget's state is published for other threads (X1). */
   private final BudgetPublisher publisher;
   /**
-   * What a pool found idle is made to do, made once: the server runs on C1, where a capturing
-   * lambda made at each turn costs a method-handle allocation.
+   * What a pool found idle is made to do, made once rather than at each turn: on C1 a capturing
+   * lambda is made through method handles it does not inline.
    */
-  private final Consumer<Pool> forgetQuiet = this::forgetQuiet;
+  private final Consumer<Pool> forgetQuietAction = this::forgetQuiet;
 
   public BudgetBook(int maxBudgets) {
     this(maxBudgets, new ConcurrentHashMap<>());
@@ -535,7 +535,7 @@ public final class BudgetBook {
     for (Job job : verdicts.takeDue(nowMs)) {
       evaluate(job, nowMs);
     }
-    quietPools.forgetIdle(nowMs, forgetQuiet);
+    quietPools.forgetIdle(nowMs, forgetQuietAction);
   }
 
   private void forgetQuiet(Pool pool) {

@@ -17,10 +17,11 @@ import java.util.TreeMap;
  * and the budget heads that can pay) and is the only class that changes it; for a bound job it
  * asks the budget book whether the job heads its budgets for the worker's queues and whether they
  * can pay, and charges them when it dispatches. Streams with free prefetch slots get one job per
- * round, so that they share a scarce backlog fairly, and never past the server-wide limit. A pass
- * starts with the first-opened stream that released a job within the last {@link #AWAKE_MS}, and
- * when none did, with the one holding fewest jobs: short jobs keep going to one worker that is
- * awake rather than waking each idle one in turn, and long ones spread over the workers.
+ * round, and never past the server-wide limit. A pass starts with an awake stream (one whose
+ * worker reported a success within the last {@link #AWAKE_MS}) unless it holds more than one job
+ * above the stream holding fewest, and otherwise with that one: short jobs keep going to one
+ * worker that is awake rather than waking each idle one in turn, and long ones spread over the
+ * workers by load.
  *
  * <p>Owned by the engine thread. Work is done only when something that could enable a dispatch
  * happened since the last pass (a ready job, an offer, a returned slot, a new or writable stream,
@@ -28,10 +29,10 @@ import java.util.TreeMap;
  */
 public final class Dispatcher {
   /**
-   * How recently a stream must have released a job for a pass to start with it. Its worker has
-   * just been running, so its process and the caches it runs on are likely warm; waking another
-   * idle worker costs that worker's wake-up and, in a bench of short jobs at 500 a second, a fifth
-   * more client CPU.
+   * How recently a stream's worker must have reported a success for a pass to start with it. That
+   * worker has just been running, so its process and the caches it runs on are likely warm;
+   * waking another idle worker costs that worker's wake-up and, in a bench of short jobs at 500 a
+   * second, a fifth more client CPU.
    */
   public static final long AWAKE_MS = 10;
 
@@ -61,8 +62,8 @@ public final class Dispatcher {
   private List<AwaitingCommit> awaitingCommit = new ArrayList<>();
   /** Dispatch passes made so far; names the pass whose delivery a stream holds back. */
   private long passes;
-  /** Jobs released from flight so far; stamps which stream freed a slot most recently. */
-  private long releases;
+  /** Successes reported so far; stamps which stream's worker reported one last. */
+  private long successes;
   private boolean dirty;
 
   /** A job that left flight: which stream held it, since when. */
@@ -133,14 +134,30 @@ public final class Dispatcher {
     dirty = true;
   }
 
-  /** The job leaves flight (finished, failed, deleted or requeued): its slot is free again. */
-  public void release(Job job, long nowMs) {
-    WorkerSession session = holders.remove(job);
-    if (session != null && session.release(job)) {
-      session.released(++releases, nowMs);
-      departed.add(new Departure(job, session, job.dequeuedAtMs()));
-      dirty = true;
+  /** The job leaves flight (failed, deleted or requeued): its slot is free again. */
+  public void release(Job job) {
+    releaseSlot(job);
+  }
+
+  /**
+   * The job succeeded: its slot is free again, and its stream counts as awake. Failures do not:
+   * a broken worker that fails every job at once would otherwise draw the work to itself.
+   */
+  public void succeeded(Job job, long nowMs) {
+    WorkerSession session = releaseSlot(job);
+    if (session != null) {
+      session.succeeded(++successes, nowMs);
     }
+  }
+
+  private WorkerSession releaseSlot(Job job) {
+    WorkerSession session = holders.remove(job);
+    if (session == null || !session.release(job)) {
+      return null;
+    }
+    departed.add(new Departure(job, session, job.dequeuedAtMs()));
+    dirty = true;
+    return session;
   }
 
   /**
@@ -149,6 +166,8 @@ public final class Dispatcher {
    */
   public void adopt(WorkerSession session) {
     session.forgetHeld();
+    // Its stamp came from the discarded dispatcher; later successes must still stamp higher.
+    successes = Math.max(successes, session.lastSuccess());
     sessions.add(session);
     dirty = true;
   }
@@ -240,26 +259,32 @@ public final class Dispatcher {
   }
 
   /**
-   * The index of the stream a pass offers a job first, among those that want jobs: the first
-   * opened of those that released a job within {@link #AWAKE_MS}, so that one worker keeps the
-   * work rather than it passing between awake ones; when none did, the one holding fewest, and of
-   * those the one that released a job last.
+   * The index of the stream a pass offers a job first, among those that want jobs and take a
+   * queue with a candidate: the first opened of those whose worker reported a success within
+   * {@link #AWAKE_MS}, so that one worker keeps the work rather than it passing between awake
+   * ones, unless it holds more than one job above the stream holding fewest, so that an awake
+   * worker does not pile up jobs while others idle; otherwise the one holding fewest, and of
+   * those the one whose worker reported a success last.
    */
   private int firstPick(long nowMs) {
+    int awake = -1;
     int fewest = -1;
     for (int i = 0; i < sessions.size(); i++) {
       WorkerSession session = sessions.get(i);
-      if (!session.wantsJobs()) {
+      if (!session.wantsJobs() || !ready.offersTo(session.queues())) {
         continue;
       }
-      if (session.releasedSince(nowMs - AWAKE_MS)) {
-        return i;
+      if (awake < 0 && session.succeededSince(nowMs - AWAKE_MS)) {
+        awake = i;
       }
       if (fewest < 0 || session.holding() < sessions.get(fewest).holding()
           || (session.holding() == sessions.get(fewest).holding()
-              && session.lastRelease() > sessions.get(fewest).lastRelease())) {
+              && session.lastSuccess() > sessions.get(fewest).lastSuccess())) {
         fewest = i;
       }
+    }
+    if (awake >= 0 && sessions.get(awake).holding() <= sessions.get(fewest).holding() + 1) {
+      return awake;
     }
     return Math.max(fewest, 0);
   }

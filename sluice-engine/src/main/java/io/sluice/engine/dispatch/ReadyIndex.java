@@ -36,6 +36,19 @@ final class ReadyIndex {
     return true;
   }
 
+  /** True when any of the given queues (all queues when null) has a candidate. */
+  boolean offersTo(Set<String> queues) {
+    if (queues == null) {
+      return size > 0;
+    }
+    for (String queue : queues) {
+      if (byQueue.containsKey(queue)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The best job across the given queues (all queues when null), without removing it. */
   Job best(Set<String> queues) {
     Job best = null;

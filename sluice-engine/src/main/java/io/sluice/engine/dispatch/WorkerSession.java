@@ -42,9 +42,9 @@ public final class WorkerSession {
   private boolean holdsUncommitted;
   /** The dispatch pass whose delivery waits for a commit, or 0 when none does. */
   private long awaitingCommitOf;
-  /** The dispatcher's count of releases when this session last released a job; 0 before. */
-  private long lastRelease;
-  private long lastReleaseMs;
+  /** The dispatcher's count of successes when this session's worker last reported one; 0: never. */
+  private long lastSuccess;
+  private long lastSuccessMs;
   private boolean closed;
 
   /**
@@ -99,18 +99,18 @@ public final class WorkerSession {
     return inFlight.remove(job);
   }
 
-  void released(long stamp, long nowMs) {
-    lastRelease = stamp;
-    lastReleaseMs = nowMs;
+  void succeeded(long stamp, long nowMs) {
+    lastSuccess = stamp;
+    lastSuccessMs = nowMs;
   }
 
-  long lastRelease() {
-    return lastRelease;
+  long lastSuccess() {
+    return lastSuccess;
   }
 
-  /** True when this session released a job at {@code sinceMs} or later. */
-  boolean releasedSince(long sinceMs) {
-    return lastRelease > 0 && lastReleaseMs >= sinceMs;
+  /** True when this session's worker reported a success at {@code sinceMs} or later. */
+  boolean succeededSince(long sinceMs) {
+    return lastSuccess > 0 && lastSuccessMs >= sinceMs;
   }
 
   Set<Job> inFlight() {
