@@ -26,6 +26,28 @@ class EngineDispatchTest {
     return jobs.stream().map(JobSnapshot::id).toList();
   }
 
+  /** Two workers of queue "a", one holding two jobs and the other one. */
+  private record Uneven(Worker holdsTwo, Worker holdsOne) {}
+
+  private Uneven twoWorkersHoldingTwoAndOne() {
+    Worker one = h.openWorker("a", 0);
+    Worker two = h.openWorker("a", 0);
+    h.enqueue(3, "a");
+    h.dispatch();
+    return one.received().size() == 2 ? new Uneven(one, two) : new Uneven(two, one);
+  }
+
+  /** Two workers of queue "a", in the order opened; each got one job and acknowledged it. */
+  private List<Worker> twoWorkersThatEachFinishedAJob() {
+    Worker one = h.openWorker("a", 0);
+    Worker two = h.openWorker("a", 0);
+    h.enqueue(2, "a");
+    h.dispatch();
+    h.ack(one.received().get(0).id());
+    h.ack(two.received().get(0).id());
+    return List.of(one, two);
+  }
+
   @Nested
   class Dispatch {
     @Test
@@ -206,12 +228,9 @@ class EngineDispatchTest {
 
     @Test
     void anAwakeWorkerGetsTheNextJobEvenWhileHoldingMore() {
-      Worker one = h.openWorker("a", 0);
-      Worker two = h.openWorker("a", 0);
-      h.enqueue(3, "a");
-      h.dispatch();
-      Worker holdsTwo = one.received().size() == 2 ? one : two;
-      Worker holdsOne = holdsTwo == one ? two : one;
+      Uneven workers = twoWorkersHoldingTwoAndOne();
+      Worker holdsTwo = workers.holdsTwo();
+      Worker holdsOne = workers.holdsOne();
       h.ack(holdsOne.received().get(0).id());
       h.advanceMs(Dispatcher.AWAKE_MS + 1);
       h.ack(holdsTwo.received().get(0).id());
@@ -258,12 +277,9 @@ class EngineDispatchTest {
 
     @Test
     void ofIdleWorkersHoldingAlikeTheOneThatSucceededLastGetsTheJob() {
-      Worker one = h.openWorker("a", 0);
-      Worker two = h.openWorker("a", 0);
-      h.enqueue(2, "a");
-      h.dispatch();
-      h.ack(one.received().get(0).id());
-      h.ack(two.received().get(0).id());
+      List<Worker> workers = twoWorkersThatEachFinishedAJob();
+      Worker one = workers.get(0);
+      Worker two = workers.get(1);
       h.advanceMs(Dispatcher.AWAKE_MS + 1);
 
       JobSnapshot next = h.enqueue("a");
@@ -294,12 +310,9 @@ class EngineDispatchTest {
 
     @Test
     void ofTheAwakeWorkersTheFirstOpenedKeepsTheWork() {
-      Worker one = h.openWorker("a", 0);
-      Worker two = h.openWorker("a", 0);
-      h.enqueue(2, "a");
-      h.dispatch();
-      h.ack(one.received().get(0).id());
-      h.ack(two.received().get(0).id());
+      List<Worker> workers = twoWorkersThatEachFinishedAJob();
+      Worker one = workers.get(0);
+      Worker two = workers.get(1);
 
       for (int i = 1; i <= 3; i++) {
         h.enqueue("a");
@@ -312,12 +325,9 @@ class EngineDispatchTest {
 
     @Test
     void onceEveryWorkerHasBeenIdleAJobGoesToTheOneHoldingFewest() {
-      Worker one = h.openWorker("a", 0);
-      Worker two = h.openWorker("a", 0);
-      h.enqueue(3, "a");
-      h.dispatch();
-      Worker holdsTwo = one.received().size() == 2 ? one : two;
-      Worker holdsOne = holdsTwo == one ? two : one;
+      Uneven workers = twoWorkersHoldingTwoAndOne();
+      Worker holdsTwo = workers.holdsTwo();
+      Worker holdsOne = workers.holdsOne();
       h.ack(holdsOne.received().get(0).id());
       h.ack(holdsTwo.received().get(0).id());
       h.advanceMs(Dispatcher.AWAKE_MS + 1);

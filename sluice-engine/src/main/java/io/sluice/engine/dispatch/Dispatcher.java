@@ -194,9 +194,9 @@ public final class Dispatcher {
     dirty = false;
     long pass = ++passes;
     int n = sessions.size();
+    collectOffers();
     int start = firstPick(nowMs);
     boolean progress = true;
-    collectOffers();
     while (progress && underGlobalLimit() && ready.size() > 0) {
       progress = false;
       for (int i = 0; i < n && underGlobalLimit(); i++) {
@@ -269,6 +269,7 @@ public final class Dispatcher {
   private int firstPick(long nowMs) {
     int awake = -1;
     int fewest = -1;
+    WorkerSession lightest = null;
     for (int i = 0; i < sessions.size(); i++) {
       WorkerSession session = sessions.get(i);
       if (!session.wantsJobs() || !ready.offersTo(session.queues())) {
@@ -277,13 +278,14 @@ public final class Dispatcher {
       if (awake < 0 && session.succeededSince(nowMs - AWAKE_MS)) {
         awake = i;
       }
-      if (fewest < 0 || session.holding() < sessions.get(fewest).holding()
-          || (session.holding() == sessions.get(fewest).holding()
-              && session.lastSuccess() > sessions.get(fewest).lastSuccess())) {
+      if (lightest == null || session.holding() < lightest.holding()
+          || (session.holding() == lightest.holding()
+              && session.lastSuccess() > lightest.lastSuccess())) {
+        lightest = session;
         fewest = i;
       }
     }
-    if (awake >= 0 && sessions.get(awake).holding() <= sessions.get(fewest).holding() + 1) {
+    if (awake >= 0 && sessions.get(awake).holding() <= lightest.holding() + 1) {
       return awake;
     }
     return Math.max(fewest, 0);
