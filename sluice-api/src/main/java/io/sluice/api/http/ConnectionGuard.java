@@ -345,7 +345,8 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   /** Routes a request read whole as an exchange, in a Vert.x context on this event loop. */
   private void handleDirect(DirectRequest request) {
     DirectExchangeIo io =
-        new DirectExchangeIo(request.head(), request.body(), connectionClosed, directAnswer);
+        new DirectExchangeIo(request.head(), request.body(), connectionClosed, directAnswer,
+            ctx.alloc());
     Exchange exchange = new Exchange(io, limits, request.route());
     if (directContext == null) {
       directContext = direct.contextOn(ctx.channel().eventLoop());

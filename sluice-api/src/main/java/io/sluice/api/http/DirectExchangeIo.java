@@ -1,7 +1,7 @@
 package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import io.sluice.api.HttpLimits;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
@@ -19,20 +19,28 @@ import java.util.function.IntConsumer;
  * {@code Content-Type} and {@code content-length}, or no header at all for a 204.
  */
 final class DirectExchangeIo implements ExchangeIo {
+  private static final byte[] CONTENT_TYPE = ascii("Content-Type: ");
+  private static final byte[] CONTENT_LENGTH = ascii("\r\ncontent-length: ");
+  private static final byte[] END_OF_HEAD = ascii("\r\n\r\n");
+  private static final byte[] NO_CONTENT = ascii(HttpError.statusLine(204) + "\r\n");
+  private static final int MAX_INT_DIGITS = 10;
+
   private final DirectHead head;
   private final byte[] body;
   private final BooleanSupplier connectionClosed;
   private final Consumer<ByteBuf> writer;
+  private final ByteBufAllocator allocator;
   private IntConsumer statusSink;
   private boolean answered;
 
-  /** {@code writer} takes the response's bytes, once. */
+  /** {@code writer} takes the response's bytes, once, in a buffer from {@code allocator}. */
   DirectExchangeIo(DirectHead head, byte[] body, BooleanSupplier connectionClosed,
-      Consumer<ByteBuf> writer) {
+      Consumer<ByteBuf> writer, ByteBufAllocator allocator) {
     this.head = head;
     this.body = body;
     this.connectionClosed = connectionClosed;
     this.writer = writer;
+    this.allocator = allocator;
   }
 
   @Override
@@ -74,17 +82,36 @@ final class DirectExchangeIo implements ExchangeIo {
 
   @Override
   public void answer(int status, String contentType, Buffer content) {
-    String head = HttpError.statusLine(status) + "Content-Type: " + contentType + "\r\ncontent-length: "
-        + content.length() + "\r\n\r\n";
-    write(status, Unpooled.wrappedBuffer(
-        Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.US_ASCII)),
-        ((BufferInternal) content).getByteBuf()));
+    ByteBuf bytes = ((BufferInternal) content).getByteBuf();
+    int length = bytes.readableBytes();
+    byte[] statusLine = StatusLines.of(status);
+    // The whole answer in one direct buffer: the native transport writes it as it is, where a
+    // heap or composite buffer is first copied into a direct one of its own.
+    ByteBuf response = allocator.directBuffer(statusLine.length + CONTENT_TYPE.length
+        + contentType.length() + CONTENT_LENGTH.length + MAX_INT_DIGITS + END_OF_HEAD.length
+        + length);
+    response.writeBytes(statusLine).writeBytes(CONTENT_TYPE);
+    response.writeCharSequence(contentType, StandardCharsets.US_ASCII);
+    response.writeBytes(CONTENT_LENGTH);
+    writeDecimal(response, length);
+    response.writeBytes(END_OF_HEAD).writeBytes(bytes, bytes.readerIndex(), length);
+    write(status, response);
   }
 
   @Override
   public void answerNoContent() {
-    write(204, Unpooled.wrappedBuffer(
-        (HttpError.statusLine(204) + "\r\n").getBytes(StandardCharsets.US_ASCII)));
+    ByteBuf response = allocator.directBuffer(NO_CONTENT.length);
+    write(204, response.writeBytes(NO_CONTENT));
+  }
+
+  private static void writeDecimal(ByteBuf out, int value) {
+    int divisor = 1;
+    while (value / divisor >= 10) {
+      divisor *= 10;
+    }
+    for (; divisor > 0; divisor /= 10) {
+      out.writeByte('0' + value / divisor % 10);
+    }
   }
 
   private void write(int status, ByteBuf response) {
@@ -97,6 +124,10 @@ final class DirectExchangeIo implements ExchangeIo {
       statusSink.accept(status);
     }
     writer.accept(response);
+  }
+
+  private static byte[] ascii(String text) {
+    return text.getBytes(StandardCharsets.US_ASCII);
   }
 
   @Override

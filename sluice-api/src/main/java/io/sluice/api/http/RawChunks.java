@@ -1,7 +1,6 @@
 package io.sluice.api.http;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -25,6 +24,7 @@ import java.nio.charset.StandardCharsets;
  */
 public final class RawChunks {
   private static final byte[] CRLF = {'\r', '\n'};
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   private final ChannelHandlerContext guard;
 
@@ -60,13 +60,24 @@ public final class RawChunks {
       // An empty chunk would end the body.
       return Future.succeededFuture();
     }
-    ByteBuf size = Unpooled.wrappedBuffer(
-        (Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
-    ByteBuf chunk = Unpooled.wrappedBuffer(size, ((BufferInternal) data).getByteBuf(),
-        Unpooled.wrappedBuffer(CRLF));
+    int sizeDigits = hexDigits(length);
+    // One direct buffer holding the whole chunk: the native transport writes it as it is, where a
+    // heap or composite buffer is first copied into a direct one of its own.
+    ByteBuf chunk = guard.alloc().directBuffer(sizeDigits + length + 2 * CRLF.length);
+    for (int shift = 4 * (sizeDigits - 1); shift >= 0; shift -= 4) {
+      chunk.writeByte(HEX[(length >>> shift) & 0xf]);
+    }
+    chunk.writeBytes(CRLF);
+    ByteBuf bytes = ((BufferInternal) data).getByteBuf();
+    chunk.writeBytes(bytes, bytes.readerIndex(), length);
+    chunk.writeBytes(CRLF);
     Written written = new Written();
     guard.writeAndFlush(chunk).addListener(written);
     return written.promise.future();
+  }
+
+  private static int hexDigits(int length) {
+    return Math.max(1, (Integer.SIZE - Integer.numberOfLeadingZeros(length) + 3) / 4);
   }
 
   /**

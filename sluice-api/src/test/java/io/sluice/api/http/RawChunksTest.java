@@ -10,6 +10,8 @@ import io.vertx.core.buffer.Buffer;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RawChunksTest {
   /** Stands where a connection's guard sits: first in the pipeline. */
@@ -46,6 +48,38 @@ class RawChunksTest {
     assertThat(written()).isEqualTo("12c\r\n" + line + "\r\n");
     assertThat(done.succeeded()).as("complete once flushed").isTrue();
     assertThat((Object) channel.readOutbound()).isNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {1, 15, 16, 255, 256, 4095, 4096, 65_536, 1_048_577})
+  void sizeLineIsTheLengthInLowercaseHexadecimalAtEveryDigitCount(int length) {
+    String data = "y".repeat(length);
+
+    chunks.write(Buffer.buffer(data));
+
+    assertThat(written()).isEqualTo(Integer.toHexString(length) + "\r\n" + data + "\r\n");
+  }
+
+  @Test
+  void writesTheChunkAsOneDirectBufferSoTheNativeTransportNeedsNoCopy() {
+    chunks.write(Buffer.buffer("{}\n"));
+
+    ByteBuf out = channel.readOutbound();
+    try {
+      assertThat(out.isDirect()).isTrue();
+      assertThat(out.toString(StandardCharsets.ISO_8859_1)).isEqualTo("3\r\n{}\n\r\n");
+    } finally {
+      out.release();
+    }
+  }
+
+  @Test
+  void writesOnlyTheReadableBytesOfASlicedBuffer() {
+    Buffer sliced = Buffer.buffer("skip{\"a\":1}\n").slice(4, 12);
+
+    chunks.write(sliced);
+
+    assertThat(written()).isEqualTo("8\r\n{\"a\":1}\n\r\n");
   }
 
   @Test
