@@ -2,7 +2,12 @@ package io.sluice.engine.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Comparator;
 import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
 import org.junit.jupiter.api.Test;
 
 /** The fields most jobs leave at their defaults read back as set, however often they change. */
@@ -114,5 +119,19 @@ class JobTest {
     Job job = new Job(ID, "t", "q", 0, JobStatus.READY, 100);
     job.payload(PAYLOAD);
     return job;
+  }
+
+  @Property(tries = 500)
+  void dispatchOrderIsPriorityThenId(
+      @ForAll @IntRange(min = -3, max = 3) int priorityA, @ForAll @LongRange(max = 3) long hiA,
+      @ForAll @LongRange(max = 5) long loA,
+      @ForAll @IntRange(min = -3, max = 3) int priorityB, @ForAll @LongRange(max = 3) long hiB,
+      @ForAll @LongRange(max = 5) long loB) {
+    Comparator<Job> composed = Comparator.<Job>comparingInt(Job::priority).thenComparing(Job::id);
+    Job a = new Job(new JobId(hiA, loA), "t", "q", priorityA, JobStatus.READY, 0);
+    Job b = new Job(new JobId(hiB, loB), "t", "q", priorityB, JobStatus.READY, 0);
+
+    assertThat(Integer.signum(Job.DISPATCH_ORDER.compare(a, b)))
+        .isEqualTo(Integer.signum(composed.compare(a, b)));
   }
 }
