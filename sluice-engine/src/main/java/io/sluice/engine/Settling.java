@@ -60,6 +60,10 @@ final class Settling {
    * is reported not found, like any other).
    */
   Map<String, List<Settlement>> checkBulk(List<String> ids, List<JobSettlement> settlements) {
+    if (settlements.isEmpty()) {
+      // The usual acknowledgement: no set of its ids to build.
+      return Map.of();
+    }
     Set<String> acknowledged = new HashSet<>(ids);
     Map<String, List<Settlement>> byId = new HashMap<>();
     for (int i = 0; i < settlements.size(); i++) {
