@@ -1,8 +1,10 @@
 package io.sluice.api;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 import io.sluice.api.http.RawChunks;
-import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.JobWriter;
 import io.sluice.api.wire.PlainJobWriter;
@@ -21,7 +23,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Set;
@@ -138,9 +142,23 @@ final class TakeStream implements JobSink {
   }
 
   private void writePiece(List<JobSnapshot> jobs, int from) throws IOException {
-    Buffer frames = Buffer.buffer(Math.min(PIECE_BYTES, (jobs.size() - from) * 320));
-    int next = encode(jobs, from, frames);
-    if (frames.length() == 0) {
+    boolean raw = rawChunks != null && headWritten;
+    int expectedBytes = Math.min(PIECE_BYTES, (jobs.size() - from) * 320);
+    // Below Vert.x the frames are encoded straight into the chunk the socket takes.
+    // Vert.x does not release a buffer it did not make, so its path gets a plain heap one.
+    ByteBuf frames = raw
+        ? rawChunks.newChunk(expectedBytes)
+        : Unpooled.wrappedBuffer(new byte[expectedBytes]).clear();
+    int start = frames.writerIndex();
+    int next;
+    try {
+      next = encode(jobs, from, frames, start);
+    } catch (Throwable e) {
+      frames.release();
+      throw e;
+    }
+    if (frames.writerIndex() == start) {
+      frames.release();
       reportWritten();
       return;
     }
@@ -148,7 +166,9 @@ final class TakeStream implements JobSink {
     // Reported once the frames are in the socket, not merely queued in the server: a worker
     // that stops reading then holds what the kernel took plus this one delivery. A failed write
     // means the stream is ending, and its close requeues the jobs.
-    write(frames).onComplete(new AfterPiece(jobs, next));
+    Future<Void> written =
+        raw ? rawChunks.write(frames) : response.write(BufferInternal.buffer(frames));
+    written.onComplete(new AfterPiece(jobs, next));
   }
 
   /**
@@ -197,10 +217,10 @@ final class TakeStream implements JobSink {
   }
 
   /**
-   * Writes through Vert.x until the head is out, then as raw chunks when the connection allows:
-   * a delivery then skips Vert.x's response, write queue and encoder.
+   * Writes a heartbeat through Vert.x until the head is out, then as a raw chunk when the
+   * connection allows.
    */
-  private Future<Void> write(Buffer frames) {
+  private Future<Void> writeHeartbeat(Buffer frames) {
     return rawChunks != null && headWritten ? rawChunks.write(frames) : response.write(frames);
   }
 
@@ -212,25 +232,26 @@ final class TakeStream implements JobSink {
   }
 
   /**
-   * Frames jobs from {@code from} on into {@code frames} until it holds {@link #PIECE_BYTES} or
-   * the delivery ends, so the socket sees one write per piece; returns the index of the first job
-   * left out. JSON framings share one generator per piece; MessagePack needs one per job, because
-   * its generator encodes a root value only when it closes.
+   * Frames jobs from {@code from} on into {@code frames}, from its index {@code start}, until it
+   * holds {@link #PIECE_BYTES} or the delivery ends, so the socket sees one write per piece;
+   * returns the index of the first job left out. JSON framings share one generator per piece;
+   * MessagePack needs one per job, because its generator encodes a root value only when it closes.
    */
-  private int encode(List<JobSnapshot> jobs, int from, Buffer frames) throws IOException {
-    BufferOutputStream out = new BufferOutputStream(frames);
+  private int encode(List<JobSnapshot> jobs, int from, ByteBuf frames, int start)
+      throws IOException {
+    OutputStream out = new ByteBufOutputStream(frames);
     int next = from;
     if (format == StreamFormat.MSGPACK) {
-      while (next < jobs.size() && frames.length() < PIECE_BYTES) {
+      while (next < jobs.size() && frames.writerIndex() - start < PIECE_BYTES) {
         JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
         if (payload != null) {
-          int lengthAt = frames.length();
-          frames.appendInt(0);
+          int lengthAt = frames.writerIndex();
+          frames.writeInt(0);
           try (JsonGenerator gen = Format.MSGPACK.mapper().getFactory().createGenerator(out)) {
             JobWriter.writeJob(gen, job, payload);
           }
-          frames.setInt(lengthAt, frames.length() - lengthAt - 4);
+          frames.setInt(lengthAt, frames.writerIndex() - lengthAt - 4);
         }
       }
       return next;
@@ -238,7 +259,8 @@ final class TakeStream implements JobSink {
     try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(out)) {
       gen.setRootValueSeparator(null);
       PlainJobWriter writer = new PlainJobWriter();
-      while (next < jobs.size() && pending(gen, frames) < PIECE_BYTES) {
+      while (next < jobs.size()
+          && frames.writerIndex() - start + gen.getOutputBuffered() < PIECE_BYTES) {
         JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
         if (payload == null) {
@@ -252,11 +274,6 @@ final class TakeStream implements JobSink {
       }
     }
     return next;
-  }
-
-  /** Bytes framed so far: what reached the buffer plus what the generator still holds. */
-  private static long pending(JsonGenerator gen, Buffer frames) {
-    return frames.length() + gen.getOutputBuffered();
   }
 
   /** The payload to send, or null when the job was deleted since its dispatch. */
@@ -274,7 +291,7 @@ final class TakeStream implements JobSink {
     }
     long idleMs = System.currentTimeMillis() - lastWriteMs;
     if (idleMs >= heartbeatMs) {
-      write(Buffer.buffer(format.heartbeat()));
+      writeHeartbeat(Buffer.buffer(format.heartbeat()));
       lastWriteMs = System.currentTimeMillis();
       armHeartbeat(heartbeatMs);
     } else {

@@ -31,6 +31,7 @@ import io.vertx.core.internal.ContextInternal;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -363,7 +364,13 @@ final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     if (ctx.executor().inEventLoop()) {
       directAnswered(response);
     } else {
-      ctx.executor().execute(() -> directAnswered(response));
+      try {
+        ctx.executor().execute(() -> directAnswered(response));
+      } catch (RejectedExecutionException e) {
+        // The loop has shut down: the answer can go nowhere, and its pooled buffer back.
+        response.release();
+        throw e;
+      }
     }
   }
 

@@ -82,6 +82,7 @@ final class DirectExchangeIo implements ExchangeIo {
 
   @Override
   public void answer(int status, String contentType, Buffer content) {
+    refuseSecondAnswer();
     ByteBuf bytes = ((BufferInternal) content).getByteBuf();
     int length = bytes.readableBytes();
     byte[] statusLine = StatusLines.of(status);
@@ -100,6 +101,7 @@ final class DirectExchangeIo implements ExchangeIo {
 
   @Override
   public void answerNoContent() {
+    refuseSecondAnswer();
     ByteBuf response = allocator.directBuffer(NO_CONTENT.length);
     write(204, response.writeBytes(NO_CONTENT));
   }
@@ -114,20 +116,28 @@ final class DirectExchangeIo implements ExchangeIo {
     }
   }
 
-  private void write(int status, ByteBuf response) {
-    if (answered) {
-      response.release();
-      throw new IllegalStateException("already answered");
-    }
-    answered = true;
-    if (statusSink != null) {
-      statusSink.accept(status);
-    }
-    writer.accept(response);
-  }
-
   private static byte[] ascii(String text) {
     return text.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private void refuseSecondAnswer() {
+    if (answered) {
+      throw new IllegalStateException("already answered");
+    }
+  }
+
+  private void write(int status, ByteBuf response) {
+    answered = true;
+    try {
+      if (statusSink != null) {
+        statusSink.accept(status);
+      }
+    } catch (Throwable e) {
+      response.release();
+      throw e;
+    }
+    // The writer owns the buffer from here, released once written or when it cannot be.
+    writer.accept(response);
   }
 
   @Override

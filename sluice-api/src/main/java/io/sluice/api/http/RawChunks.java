@@ -24,6 +24,8 @@ import java.nio.charset.StandardCharsets;
  */
 public final class RawChunks {
   private static final byte[] CRLF = {'\r', '\n'};
+  /** Room for a chunk's size line: up to 8 hexadecimal digits (an int's), then CRLF. */
+  private static final int SIZE_LINE_ROOM = 8 + 2;
   private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
   private final ChannelHandlerContext guard;
@@ -53,24 +55,50 @@ public final class RawChunks {
     return new RawChunks(guard);
   }
 
+  /**
+   * An empty chunk to frame a delivery into, in a direct buffer that the native transport writes
+   * as it is: frames go from its writer index on, after {@link #SIZE_LINE_ROOM} bytes kept for the
+   * size line. Hand it to {@link #write(ByteBuf)}, or release it. Call on the loop.
+   */
+  public ByteBuf newChunk(int expectedFrameBytes) {
+    ByteBuf chunk = guard.alloc().directBuffer(SIZE_LINE_ROOM + expectedFrameBytes + CRLF.length);
+    chunk.writerIndex(SIZE_LINE_ROOM);
+    return chunk;
+  }
+
   /** Writes {@code data} as one chunk; completes once it is in the socket. Call on the loop. */
   public Future<Void> write(Buffer data) {
-    int length = data.length();
-    if (length == 0) {
+    ByteBuf bytes = ((BufferInternal) data).getByteBuf();
+    if (!bytes.isReadable()) {
+      // An empty chunk would end the body.
+      return Future.succeededFuture();
+    }
+    ByteBuf chunk = newChunk(bytes.readableBytes());
+    chunk.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
+    return write(chunk);
+  }
+
+  /**
+   * Writes a chunk from {@link #newChunk}, whose frames end at its writer index, and releases it;
+   * completes once it is in the socket. Call on the loop.
+   */
+  public Future<Void> write(ByteBuf chunk) {
+    int length = chunk.writerIndex() - SIZE_LINE_ROOM;
+    if (length <= 0) {
+      chunk.release();
+      if (length < 0) {
+        throw new IllegalArgumentException("not a chunk from newChunk: nothing kept for its size");
+      }
       // An empty chunk would end the body.
       return Future.succeededFuture();
     }
     int sizeDigits = hexDigits(length);
-    // One direct buffer holding the whole chunk: the native transport writes it as it is, where a
-    // heap or composite buffer is first copied into a direct one of its own.
-    ByteBuf chunk = guard.alloc().directBuffer(sizeDigits + length + 2 * CRLF.length);
-    for (int shift = 4 * (sizeDigits - 1); shift >= 0; shift -= 4) {
-      chunk.writeByte(HEX[(length >>> shift) & 0xf]);
+    int sizeLineAt = SIZE_LINE_ROOM - CRLF.length - sizeDigits;
+    for (int i = 0; i < sizeDigits; i++) {
+      chunk.setByte(sizeLineAt + i, HEX[(length >>> (4 * (sizeDigits - 1 - i))) & 0xf]);
     }
-    chunk.writeBytes(CRLF);
-    ByteBuf bytes = ((BufferInternal) data).getByteBuf();
-    chunk.writeBytes(bytes, bytes.readerIndex(), length);
-    chunk.writeBytes(CRLF);
+    chunk.setBytes(SIZE_LINE_ROOM - CRLF.length, CRLF);
+    chunk.readerIndex(sizeLineAt).writeBytes(CRLF);
     Written written = new Written();
     guard.writeAndFlush(chunk).addListener(written);
     return written.promise.future();

@@ -83,6 +83,31 @@ class RawChunksTest {
   }
 
   @Test
+  void framesEncodedIntoANewChunkGoOutAfterTheirSizeLine() {
+    ByteBuf chunk = chunks.newChunk(4);
+    String frames = "{\"id\":\"" + "z".repeat(4_000) + "\"}\n";
+    chunk.writeCharSequence(frames, StandardCharsets.US_ASCII);
+
+    Future<Void> done = chunks.write(chunk);
+
+    assertThat(written()).isEqualTo(Integer.toHexString(frames.length()) + "\r\n" + frames
+        + "\r\n");
+    assertThat(done.succeeded()).isTrue();
+    assertThat(chunk.refCnt()).as("released once written").isZero();
+  }
+
+  @Test
+  void aNewChunkLeftEmptyWritesNothingAndIsReleased() {
+    ByteBuf chunk = chunks.newChunk(64);
+
+    Future<Void> done = chunks.write(chunk);
+
+    assertThat(done.succeeded()).isTrue();
+    assertThat((Object) channel.readOutbound()).isNull();
+    assertThat(chunk.refCnt()).isZero();
+  }
+
+  @Test
   void writesNothingForNoBytesSinceAnEmptyChunkWouldEndTheBody() {
     Future<Void> done = chunks.write(Buffer.buffer());
 
