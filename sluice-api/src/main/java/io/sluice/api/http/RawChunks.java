@@ -51,7 +51,7 @@ public final class RawChunks {
   }
 
   /** Chunks written from the context of a connection's guard. */
-  static RawChunks on(ChannelHandlerContext guard) {
+  public static RawChunks on(ChannelHandlerContext guard) {
     return new RawChunks(guard);
   }
 
