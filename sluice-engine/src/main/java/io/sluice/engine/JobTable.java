@@ -114,7 +114,7 @@ final class JobTable {
   }
 
   private void count(String queue, JobStatus status, int delta) {
-    long[] byStatus = counts.computeIfAbsent(queue, q -> new long[JobStatus.values().length]);
+    long[] byStatus = counts.computeIfAbsent(queue, q -> new long[JobStatus.COUNT]);
     byStatus[status.ordinal()] += delta;
     changed(queue);
     if (delta < 0 && isEmpty(byStatus)) {

@@ -8,6 +8,11 @@ public enum JobStatus {
   COMPLETED("completed"),
   DEAD("dead");
 
+  /** {@code values()} copies its array at every call; code that runs per job reads this one. */
+  private static final JobStatus[] ALL = values();
+  /** How many statuses there are. */
+  public static final int COUNT = ALL.length;
+
   private final String wireName;
 
   JobStatus(String wireName) {
@@ -22,8 +27,13 @@ public enum JobStatus {
     return this == COMPLETED || this == DEAD;
   }
 
+  /** The status whose ordinal is {@code ordinal}. */
+  public static JobStatus ofOrdinal(int ordinal) {
+    return ALL[ordinal];
+  }
+
   public static JobStatus fromWireName(String name) {
-    for (JobStatus s : values()) {
+    for (JobStatus s : ALL) {
       if (s.wireName.equals(name)) {
         return s;
       }

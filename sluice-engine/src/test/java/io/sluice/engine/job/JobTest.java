@@ -134,4 +134,12 @@ class JobTest {
     assertThat(Integer.signum(Job.DISPATCH_ORDER.compare(a, b)))
         .isEqualTo(Integer.signum(composed.compare(a, b)));
   }
+
+  @Test
+  void everyStatusIsFoundByItsOrdinal() {
+    assertThat(JobStatus.COUNT).isEqualTo(JobStatus.values().length);
+    for (JobStatus status : JobStatus.values()) {
+      assertThat(JobStatus.ofOrdinal(status.ordinal())).isSameAs(status);
+    }
+  }
 }

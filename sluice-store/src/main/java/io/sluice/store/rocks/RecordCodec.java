@@ -132,7 +132,7 @@ final class RecordCodec {
     String type = in.readString();
     String queue = in.readString();
     in.readInt(); // priority
-    return IndexEntry.of(queue, type, JobStatus.values()[in.readByte()]);
+    return IndexEntry.of(queue, type, JobStatus.ofOrdinal(in.readByte()));
   }
 
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
@@ -145,7 +145,7 @@ final class RecordCodec {
     String type = in.readString();
     String queue = in.readString();
     int priority = in.readInt();
-    JobStatus status = JobStatus.values()[in.readByte()];
+    JobStatus status = JobStatus.ofOrdinal(in.readByte());
     long readyAtMs = in.readLong();
     int attempts = in.readInt();
     long dequeuedAtMs = in.readLong();
