@@ -2,12 +2,11 @@ package io.sluice.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.sluice.api.http.RawChunks;
+import io.sluice.api.http.RecordingAllocator;
 import io.sluice.api.wire.StreamFormat;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.job.JobIdGenerator;
@@ -160,35 +159,5 @@ class TakeStreamRawChunksTest {
           }
           return type.isPrimitive() && type != void.class ? 0 : null;
         });
-  }
-
-  /** Hands out unpooled buffers and keeps each one, to check they were released. */
-  private static final class RecordingAllocator extends AbstractByteBufAllocator {
-    private final List<ByteBuf> made;
-
-    RecordingAllocator(List<ByteBuf> made) {
-      super(true);
-      this.made = made;
-    }
-
-    @Override
-    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-      return keep(Unpooled.buffer(initialCapacity, maxCapacity));
-    }
-
-    @Override
-    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-      return keep(Unpooled.directBuffer(initialCapacity, maxCapacity));
-    }
-
-    private ByteBuf keep(ByteBuf buf) {
-      made.add(buf);
-      return buf;
-    }
-
-    @Override
-    public boolean isDirectBufferPooled() {
-      return false;
-    }
   }
 }

@@ -3,9 +3,7 @@ package io.sluice.api.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.buffer.Buffer;
@@ -107,36 +105,6 @@ class DirectExchangeIoTest {
         .hasMessage("metrics broke");
     assertThat(written).isEmpty();
     assertThat(made).singleElement().satisfies(buf -> assertThat(buf.refCnt()).isZero());
-  }
-
-  /** Hands out unpooled buffers and keeps each one, to check they were released. */
-  private static final class RecordingAllocator extends AbstractByteBufAllocator {
-    private final List<ByteBuf> made;
-
-    RecordingAllocator(List<ByteBuf> made) {
-      super(true);
-      this.made = made;
-    }
-
-    @Override
-    protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-      return keep(Unpooled.buffer(initialCapacity, maxCapacity));
-    }
-
-    @Override
-    protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-      return keep(Unpooled.directBuffer(initialCapacity, maxCapacity));
-    }
-
-    private ByteBuf keep(ByteBuf buf) {
-      made.add(buf);
-      return buf;
-    }
-
-    @Override
-    public boolean isDirectBufferPooled() {
-      return false;
-    }
   }
 
   @Test
