@@ -142,7 +142,7 @@ final class TakeStream implements JobSink {
   }
 
   private void writePiece(List<JobSnapshot> jobs, int from) throws IOException {
-    boolean raw = rawChunks != null && headWritten;
+    boolean raw = writesRaw();
     int expectedBytes = Math.min(PIECE_BYTES, (jobs.size() - from) * 320);
     // Below Vert.x the frames are encoded straight into the chunk the socket takes.
     // Vert.x does not release a buffer it did not make, so its path gets a plain heap one.
@@ -221,7 +221,12 @@ final class TakeStream implements JobSink {
    * connection allows.
    */
   private Future<Void> writeHeartbeat(Buffer frames) {
-    return rawChunks != null && headWritten ? rawChunks.write(frames) : response.write(frames);
+    return writesRaw() ? rawChunks.write(frames) : response.write(frames);
+  }
+
+  /** True once writes can go below Vert.x: a guarded HTTP/1.1 connection, the head out. */
+  private boolean writesRaw() {
+    return rawChunks != null && headWritten;
   }
 
   private void reportWritten() {

@@ -22,7 +22,7 @@ record JobCounts(QueueCounts totals, SortedMap<String, QueueCounts> queues) {
   /** Copies {@code published}, which the engine thread keeps changing. */
   static JobCounts of(Map<String, QueueCounts> published) {
     SortedMap<String, QueueCounts> queues = new TreeMap<>(Names.BYTE_ORDER);
-    long[] sums = new long[JobStatus.values().length];
+    long[] sums = new long[JobStatus.COUNT];
     for (Map.Entry<String, QueueCounts> entry : published.entrySet()) {
       QueueCounts counts = entry.getValue();
       if (counts.total() == 0) {

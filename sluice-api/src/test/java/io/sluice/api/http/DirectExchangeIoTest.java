@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.buffer.Buffer;
@@ -19,12 +20,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DirectExchangeIoTest {
   private final List<ByteBuf> written = new ArrayList<>();
   private final List<Integer> statuses = new ArrayList<>();
-  private final DirectExchangeIo io = new DirectExchangeIo(
-      new DirectHead(HttpMethod.POST, "/jobs", null, "application/json", null),
-      new byte[0], () -> false, written::add, UnpooledByteBufAllocator.DEFAULT);
+  private final DirectExchangeIo io = exchangeAllocatingFrom(UnpooledByteBufAllocator.DEFAULT);
 
   DirectExchangeIoTest() {
     io.whenHeadSent(statuses::add);
+  }
+
+  /** A POST /jobs read whole, whose answers go to {@link #written}. */
+  private DirectExchangeIo exchangeAllocatingFrom(ByteBufAllocator allocator) {
+    return new DirectExchangeIo(
+        new DirectHead(HttpMethod.POST, "/jobs", null, "application/json", null),
+        new byte[0], () -> false, written::add, allocator);
   }
 
   @AfterEach
@@ -94,9 +100,7 @@ class DirectExchangeIoTest {
   @Test
   void aStatusSinkThatThrowsLeavesNoBufferBehind() {
     List<ByteBuf> made = new ArrayList<>();
-    DirectExchangeIo failing = new DirectExchangeIo(
-        new DirectHead(HttpMethod.POST, "/jobs", null, "application/json", null),
-        new byte[0], () -> false, written::add, new RecordingAllocator(made));
+    DirectExchangeIo failing = exchangeAllocatingFrom(new RecordingAllocator(made));
     failing.whenHeadSent(status -> {
       throw new IllegalStateException("metrics broke");
     });
