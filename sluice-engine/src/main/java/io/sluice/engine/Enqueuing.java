@@ -124,10 +124,12 @@ final class Enqueuing {
       claims.take(job);
     }
     budgets.track(job);
-    Mutation.PutJob record = JobWrites.create(job);
+    Mutation.PutJob record = JobWrites.create(job, request.payload());
     writes.enqueueWrite(record);
     answers.add(new Enqueued(record.job(), false, false));
-    writes.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
+    if (!job.payloadInRecord()) {
+      writes.enqueueWrite(new Mutation.PutPayload(job.id(), request.payload()));
+    }
     payloads.offer(job, request.payload());
     writes.indexAfterCommit(job);
     return job;

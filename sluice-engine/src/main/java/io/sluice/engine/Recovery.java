@@ -53,15 +53,21 @@ final class Recovery {
     rooms.budgets.restore(stored, nowMs);
   }
 
-  /** A stored job; one that was in flight comes back ready. */
+  /**
+   * A stored job; one that was in flight comes back ready. Its payload is not kept in memory,
+   * whether or not the record holds it: start-up memory stays what it was before records held
+   * payloads, and a dispatch reads it from the store.
+   */
   void job(JobSnapshot stored, long nowMs) {
     Job job = Job.fromSnapshot(stored, rooms.jobs.canonical(stored.type()),
         rooms.jobs.canonical(stored.queue()));
     rooms.jobs.add(job);
+    job.payloadInRecord(stored.payload() != null);
     if (job.status().isTerminal()) {
       rooms.placement.retain(job);
       return;
     }
+
     if (!job.budgets().isEmpty()) {
       dropUnknownBudgets(job);
     }

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,8 +38,9 @@ import java.util.Set;
  * and reaps what is due, then dispatches. Nothing here starts a thread or sleeps.
  *
  * <p>Every write is also checked against the index entries a store would hold: a write must name
- * exactly the entry its record was last written with. The recorded mutations drop those entries,
- * so tests compare records and deletions only.
+ * exactly the entry its record was last written with. So is where the payload is: a rewrite
+ * carries over a payload its record holds, and only such a one. The recorded mutations drop the
+ * entries and the payload places, so tests compare records and deletions only.
  */
 public final class EngineHarness {
   private final ManualClock clock;
@@ -47,9 +49,13 @@ public final class EngineHarness {
   /** The batch evaluator the engine was built with (kept across {@link #restart}), or null. */
   private final BatchExpressions batchExpressions;
   private final List<Mutation> mutations = new ArrayList<>();
+  /** The same mutations as the engine wrote them, index entries and payload places kept. */
+  private final List<Mutation> asWritten = new ArrayList<>();
   private List<Mutation> lastTurn = List.of();
   /** What each stored record is indexed under, as a store would hold it. */
   private final Map<JobId, IndexEntry> storedIndex = new HashMap<>();
+  /** The jobs whose stored record holds the payload ({@link Mutation.PutJob#payloadInRecord}). */
+  private final Set<JobId> recordHoldsPayload = new HashSet<>();
   /** Jobs handed to any worker during the current {@link #dispatch()} call. */
   private final List<JobSnapshot> deliveredThisTurn = new ArrayList<>();
   /** Where every turn is committed (a failed commit rolls the engine back), or null for none. */
@@ -302,7 +308,12 @@ public final class EngineHarness {
     EngineHarness fresh = new EngineHarness(engine.config(), clock, ids, batchExpressions);
     fresh.store = store.reopen();
     fresh.engine.recoverFrom(fresh.store, nowMs());
-    fresh.store.scanJobs(stored -> fresh.storedIndex.put(stored.id(), IndexEntry.of(stored)));
+    fresh.store.scanJobs(stored -> {
+      fresh.storedIndex.put(stored.id(), IndexEntry.of(stored));
+      if (stored.payload() != null) {
+        fresh.recordHoldsPayload.add(stored.id());
+      }
+    });
     fresh.endTurn();
     return fresh;
   }
@@ -419,12 +430,20 @@ public final class EngineHarness {
     for (JobSnapshot snapshot : stored) {
       engine.recover(snapshot, nowMs());
       storedIndex.put(snapshot.id(), IndexEntry.of(snapshot));
+      if (snapshot.payload() != null) {
+        recordHoldsPayload.add(snapshot.id());
+      }
     }
   }
 
   /** Every mutation committed so far, in commit order. */
   public List<Mutation> mutations() {
     return List.copyOf(mutations);
+  }
+
+  /** Every mutation committed so far as the engine wrote it, for a store to commit. */
+  public List<Mutation> writtenMutations() {
+    return List.copyOf(asWritten);
   }
 
   public <M extends Mutation> List<M> mutations(Class<M> type) {
@@ -450,13 +469,17 @@ public final class EngineHarness {
     }
     lastTurn = turn.mutations().stream().map(this::checkIndexed).toList();
     mutations.addAll(lastTurn);
+    asWritten.addAll(turn.mutations());
     if (!turn.newJobs().isEmpty()) {
       engine.committed(turn.newJobs(), nowMs());
     }
     engine.deliverCommitted(turn);
   }
 
-  /** Fails on a write that names another index entry than the stored one; strips the entry. */
+  /**
+   * Fails on a write that names another index entry than the stored one, or that would lose or
+   * leave behind a payload its record holds; strips the entry and where the payload is.
+   */
   private Mutation checkIndexed(Mutation mutation) {
     if (mutation instanceof Mutation.PutJob put) {
       IndexEntry stored = storedIndex.put(put.job().id(), IndexEntry.of(put.job()));
@@ -464,7 +487,12 @@ public final class EngineHarness {
         throw new AssertionError("write of " + put.job().id() + " names index entry "
             + put.previous() + " but the store holds " + stored);
       }
+      checkPayloadPlace(put);
       return new Mutation.PutJob(put.job());
+    }
+    if (mutation instanceof Mutation.PutPayload put && recordHoldsPayload.contains(put.id())) {
+      throw new AssertionError("a payload of its own for " + put.id()
+          + ", whose record holds one: reads would find the record's");
     }
     if (mutation instanceof Mutation.DeleteJob delete) {
       IndexEntry stored = storedIndex.remove(delete.id());
@@ -472,9 +500,29 @@ public final class EngineHarness {
         throw new AssertionError("deletion of " + delete.id() + " names index entry "
             + delete.indexed() + " but the store holds " + stored);
       }
+      if (recordHoldsPayload.remove(delete.id()) != delete.payloadInRecord()) {
+        throw new AssertionError("deletion of " + delete.id() + " says payloadInRecord="
+            + delete.payloadInRecord() + " but the record " + (delete.payloadInRecord()
+            ? "holds none" : "holds it"));
+      }
       return new Mutation.DeleteJob(delete.id(), delete.errorRecords());
     }
     return mutation;
+  }
+
+  private void checkPayloadPlace(Mutation.PutJob put) {
+    JobId id = put.job().id();
+    boolean held = recordHoldsPayload.contains(id);
+    if (put.payload() != null) {
+      if (put.previous() != null) {
+        throw new AssertionError("rewrite of " + id + " puts a payload into its record");
+      }
+      recordHoldsPayload.add(id);
+    } else if (put.payloadInRecord() && !held) {
+      throw new AssertionError("rewrite of " + id + " carries a payload its record lacks");
+    } else if (!put.payloadInRecord() && held) {
+      throw new AssertionError("rewrite of " + id + " drops the payload its record holds");
+    }
   }
 
   // ---- helper types --------------------------------------------------------------------------

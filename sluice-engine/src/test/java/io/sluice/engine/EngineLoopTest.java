@@ -97,9 +97,10 @@ class EngineLoopTest {
     assertThat(store.batches.get(0).sync()).isFalse();
     assertThat(store.batches.get(0).mutations())
         .extracting(m -> m.getClass().getSimpleName())
-        .containsExactly("PutJob", "PutPayload");
-    assertThat(((Mutation.PutJob) store.batches.get(0).mutations().get(0)).job().id())
-        .isEqualTo(created.id());
+        .containsExactly("PutJob");
+    Mutation.PutJob record = (Mutation.PutJob) store.batches.get(0).mutations().get(0);
+    assertThat(record.job().id()).isEqualTo(created.id());
+    assertThat(record.payloadInRecord()).isTrue();
   }
 
   @Test

@@ -37,6 +37,11 @@ public final class Job {
   /** True while the engine's job table holds this object (see {@code JobTable}). */
   private boolean held;
   /**
+   * True when the stored record holds the payload (small payloads, written with the new job):
+   * every rewrite of the record must carry it over, and deleting the record deletes it.
+   */
+  private boolean payloadInRecord;
+  /**
    * What most jobs never set, in an object of its own: a plain job takes 24 bytes less (88, not
    * 112), heap the collector copies and promotes, and one with any of these set 24 more (136).
    * Null while all are defaults (docs/decisions.md).
@@ -282,6 +287,14 @@ public final class Job {
 
   public void pending(boolean pending) {
     this.pending = pending;
+  }
+
+  public boolean payloadInRecord() {
+    return payloadInRecord;
+  }
+
+  public void payloadInRecord(boolean payloadInRecord) {
+    this.payloadInRecord = payloadInRecord;
   }
 
   /** True when the job is past its purge time and so invisible to every API. */

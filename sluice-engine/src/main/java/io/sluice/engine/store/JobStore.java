@@ -30,7 +30,10 @@ public interface JobStore extends AutoCloseable {
   /** Feeds every stored cron group (name, record) to the sink, in name byte order. */
   void scanCronGroups(BiConsumer<String, byte[]> sink);
 
-  /** Feeds every stored job record (without payload) to the sink, in id order. */
+  /**
+   * Feeds every stored job record to the sink, in id order, with its payload when the record
+   * holds it ({@link Mutation.PutJob#payloadInRecord}) and only then.
+   */
   void scanJobs(Consumer<JobSnapshot> sink);
 
   /** About how many job records are stored (0 when unknown), to size memory before a scan. */

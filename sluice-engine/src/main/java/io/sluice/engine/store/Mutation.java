@@ -9,11 +9,28 @@ import io.sluice.engine.job.JobSnapshot;
 /** One durable effect of an engine turn; a turn's mutations are committed atomically. */
 public sealed interface Mutation {
   /**
-   * Writes (or overwrites) the job record; the payload is not part of it. {@code previous} is
-   * what the record was indexed under until now, null for a new job.
+   * Writes (or overwrites) the job record ({@code job}'s own payload is never part of it).
+   * {@code previous} is what the record was indexed under until now, null for a new job.
+   *
+   * <p>{@code payloadInRecord}: the record holds the job's payload, so that a small job is one
+   * stored key, not two. It holds {@code payload}, or when that is null the one the stored
+   * record holds, carried over (a rewrite). Otherwise the record holds no payload and
+   * {@code payload} must be null: the payload is a {@link PutPayload} of its own.
    */
-  record PutJob(JobSnapshot job, IndexEntry previous) implements Mutation {
-    /** A new job's record. */
+  record PutJob(JobSnapshot job, IndexEntry previous, boolean payloadInRecord, byte[] payload)
+      implements Mutation {
+    public PutJob {
+      if (payload != null && !payloadInRecord) {
+        throw new IllegalArgumentException("a payload for a record that holds none");
+      }
+    }
+
+    /** A record without its payload. */
+    public PutJob(JobSnapshot job, IndexEntry previous) {
+      this(job, previous, false, null);
+    }
+
+    /** A new job's record, without its payload. */
     public PutJob(JobSnapshot job) {
       this(job, null);
     }
@@ -27,9 +44,15 @@ public sealed interface Mutation {
   /**
    * Removes the job record, its payload, its {@code errorRecords} error records (sequences 1 to
    * {@code errorRecords}) and its index keys ({@code indexed}, what the record is indexed under;
-   * null only where nothing was indexed).
+   * null only where nothing was indexed). {@code payloadInRecord}: the payload goes with the
+   * record, and there is no payload of its own to delete.
    */
-  record DeleteJob(JobId id, int errorRecords, IndexEntry indexed) implements Mutation {
+  record DeleteJob(JobId id, int errorRecords, IndexEntry indexed, boolean payloadInRecord)
+      implements Mutation {
+    public DeleteJob(JobId id, int errorRecords, IndexEntry indexed) {
+      this(id, errorRecords, indexed, false);
+    }
+
     public DeleteJob(JobId id, int errorRecords) {
       this(id, errorRecords, null);
     }

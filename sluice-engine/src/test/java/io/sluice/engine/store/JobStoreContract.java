@@ -627,6 +627,106 @@ public abstract class JobStoreContract {
     }
   }
 
+  /** A record that holds its job's payload ({@link Mutation.PutJob#payloadInRecord}). */
+  @Nested
+  class PayloadInRecord {
+    private final JobSnapshot job = plainJob(id(1));
+    private final byte[] payload = utf8("{\"to\":\"ada@example.com\"}");
+
+    private Mutation.PutJob create() {
+      return new Mutation.PutJob(job, null, true, payload);
+    }
+
+    private Mutation.PutJob rewrite(JobSnapshot next, boolean payloadInRecord) {
+      return new Mutation.PutJob(next, IndexEntry.of(job), payloadInRecord, null);
+    }
+
+    private String storedPayload() {
+      byte[] stored = store.readPayload(job.id());
+      return stored == null ? null : new String(stored, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void isReadAsThePayloadAndGivenWithTheRecordOnlyByTheRecoveryScan() {
+      commit(create());
+      restart();
+
+      assertThat(storedPayload()).isEqualTo("{\"to\":\"ada@example.com\"}");
+      assertThat(scan()).singleElement()
+          .satisfies(found -> assertThat(found.payload()).isEqualTo(payload))
+          .satisfies(found -> assertThat(found.withPayload(null)).isEqualTo(job));
+      assertThat(store.readJob(job.id())).isEqualTo(job);
+      try (JobStore.JobScan scan = store.scanJobs((JobId) null, false)) {
+        assertThat(scan.next()).isEqualTo(job);
+      }
+    }
+
+    @Test
+    void isCarriedOverByARewriteInALaterBatch() {
+      commit(create());
+      JobSnapshot failed = job.withStatus(JobStatus.SCHEDULED);
+      commit(rewrite(failed, true));
+      restart();
+
+      assertThat(store.readJob(job.id())).isEqualTo(failed);
+      assertThat(storedPayload()).isEqualTo("{\"to\":\"ada@example.com\"}");
+      assertThat(scan()).singleElement()
+          .satisfies(found -> assertThat(found.payload()).isEqualTo(payload));
+    }
+
+    @Test
+    void isCarriedOverByARewriteInTheSameBatch() {
+      JobSnapshot rebound = new JobSnapshot(job.id(), job.type(), job.queue(), job.priority(),
+          job.status(), job.readyAtMs(), 0, null, null, null, Job.NONE, Job.NONE, Job.NONE,
+          Job.NONE, null, List.of(new Binding("pool", 1)));
+      commit(create(), rewrite(rebound, true), rewrite(rebound.withStatus(JobStatus.SCHEDULED),
+          true));
+      restart();
+
+      assertThat(storedPayload()).isEqualTo("{\"to\":\"ada@example.com\"}");
+      assertThat(store.readJob(job.id()).budgets()).containsExactly(new Binding("pool", 1));
+    }
+
+    @Test
+    void isLostByARewriteThatDoesNotCarryItOver() {
+      commit(create());
+      commit(rewrite(job.withStatus(JobStatus.SCHEDULED), false));
+
+      assertThat(storedPayload()).isNull();
+    }
+
+    @Test
+    void failsTheCommitOfARewriteThatWouldCarryOverAPayloadTheRecordLacks() {
+      commit(new Mutation.PutJob(job), new Mutation.PutPayload(job.id(), payload));
+
+      assertThatThrownBy(() -> commit(rewrite(job.withStatus(JobStatus.SCHEDULED), true)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("holds none");
+      assertThat(store.readJob(job.id())).isEqualTo(job);
+      assertThat(storedPayload()).isEqualTo("{\"to\":\"ada@example.com\"}");
+    }
+
+    @Test
+    void goesWithItsRecord() {
+      commit(create());
+      commit(new Mutation.DeleteJob(job.id(), 0, IndexEntry.of(job), true));
+      restart();
+
+      assertThat(storedPayload()).isNull();
+      assertThat(scan()).isEmpty();
+    }
+
+    @Test
+    void isNotWhereAPayloadOfItsOwnIs() {
+      JobId other = ids.next(T0);
+      commit(new Mutation.PutJob(plainJob(other)), new Mutation.PutPayload(other, utf8("[]")));
+
+      assertThat(scan()).singleElement()
+          .satisfies(found -> assertThat(found.payload()).isNull());
+      assertThat(store.readPayload(other)).asString(StandardCharsets.UTF_8).isEqualTo("[]");
+    }
+  }
+
   @Nested
   class ReadErrors {
     private JobId before;
@@ -1102,7 +1202,7 @@ public abstract class JobStoreContract {
       h.openWorker("a", 1);
       h.dispatch();
       h.fail(retried.id(), EngineHarness.failure("timeout"));
-      store.commit(new CommitBatch(h.mutations(), true));
+      store.commit(new CommitBatch(h.writtenMutations(), true));
       restart();
 
       Engine restarted = new Engine(EngineConfig.defaults());

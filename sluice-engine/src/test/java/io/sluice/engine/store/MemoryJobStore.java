@@ -128,7 +128,9 @@ public final class MemoryJobStore implements JobStore {
   @Override
   public void scanJobs(Consumer<JobSnapshot> sink) {
     checkOpen("scan of jobs");
-    disk.contents.jobs.values().forEach(sink);
+    StoreContents contents = disk.contents;
+    contents.jobs.values()
+        .forEach(job -> sink.accept(job.withPayload(contents.recordPayloads.get(job.id()))));
   }
 
   @Override
@@ -166,7 +168,8 @@ public final class MemoryJobStore implements JobStore {
   @Override
   public byte[] readPayload(JobId id) {
     checkOpen("read of payload " + id);
-    byte[] payload = disk.contents.payloads.get(id);
+    StoreContents contents = disk.contents;
+    byte[] payload = contents.recordPayloads.getOrDefault(id, contents.payloads.get(id));
     return payload == null ? null : payload.clone();
   }
 

@@ -32,6 +32,8 @@ final class StoreContents {
 
   final TreeMap<JobId, JobSnapshot> jobs = new TreeMap<>();
   final Map<JobId, byte[]> payloads = new HashMap<>();
+  /** The payloads records hold ({@link Mutation.PutJob#payloadInRecord}). */
+  final Map<JobId, byte[]> recordPayloads = new HashMap<>();
   private final Map<JobId, TreeMap<Long, ErrorRecord>> errors = new HashMap<>();
   final TreeMap<String, BudgetView> budgets = new TreeMap<>(Names.BYTE_ORDER);
   final TreeMap<String, BucketState> bucketStates = new TreeMap<>(Names.BYTE_ORDER);
@@ -54,6 +56,7 @@ final class StoreContents {
     StoreContents copy = new StoreContents();
     copy.jobs.putAll(jobs);
     copy.payloads.putAll(payloads);
+    copy.recordPayloads.putAll(recordPayloads);
     errors.forEach((id, records) -> copy.errors.put(id, new TreeMap<>(records)));
     copy.budgets.putAll(budgets);
     copy.bucketStates.putAll(bucketStates);
@@ -68,6 +71,7 @@ final class StoreContents {
   void apply(Mutation mutation) {
     if (mutation instanceof Mutation.PutJob put) {
       JobSnapshot job = put.job().withPayload(null);
+      putRecordPayload(put);
       jobs.put(job.id(), job);
       reindex(job.id(), put.previous(), IndexEntry.of(job, put.previous()));
     } else if (mutation instanceof Mutation.PutPayload put) {
@@ -77,7 +81,10 @@ final class StoreContents {
           .put(Integer.toUnsignedLong(put.error().sequence()), put.error());
     } else if (mutation instanceof Mutation.DeleteJob delete) {
       jobs.remove(delete.id());
-      payloads.remove(delete.id());
+      recordPayloads.remove(delete.id());
+      if (!delete.payloadInRecord()) {
+        payloads.remove(delete.id());
+      }
       reindex(delete.id(), delete.indexed(), null);
       deleteErrors(delete.id(), delete.errorRecords());
     } else if (mutation instanceof Mutation.PutBudget put) {
@@ -97,6 +104,22 @@ final class StoreContents {
       cronGroups.put(put.name(), put.record().clone());
     } else if (mutation instanceof Mutation.DeleteCronGroup delete) {
       cronGroups.remove(delete.name());
+    }
+  }
+
+  /**
+   * A record overwritten without its payload loses the one it held, as a RocksDB record would;
+   * carrying over a payload the record does not hold fails the commit, as it does there.
+   */
+  private void putRecordPayload(Mutation.PutJob put) {
+    JobId id = put.job().id();
+    if (!put.payloadInRecord()) {
+      recordPayloads.remove(id);
+    } else if (put.payload() != null) {
+      recordPayloads.put(id, put.payload().clone());
+    } else if (!recordPayloads.containsKey(id)) {
+      throw new IllegalStateException(
+          "job " + id + " is to carry over the payload of its record, which holds none");
     }
   }
 

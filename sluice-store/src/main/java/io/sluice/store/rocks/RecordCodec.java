@@ -23,12 +23,15 @@ import java.util.List;
  */
 final class RecordCodec {
   /**
-   * Version 3 added each binding's flags, with its partition (X3) and settled cost (X5), and the
-   * number of error records (X6: a throttled failure adds one without counting an attempt);
-   * version 2 records (bindings, nothing settled, as many error records as attempts, which
-   * always held before throttling) and version 1 records (no bindings) are still read.
+   * Version 4 may end with the job's payload ({@link #HAS_PAYLOAD}). Version 3 added each
+   * binding's flags, with its partition (X3) and settled cost (X5), and the number of error
+   * records (X6: a throttled failure adds one without counting an attempt); version 3 records
+   * (never a payload), version 2 records (bindings, nothing settled, as many error records as
+   * attempts, which always held before throttling) and version 1 records (no bindings) are still
+   * read.
    */
-  private static final int JOB_FORMAT = 3;
+  private static final int JOB_FORMAT = 4;
+  private static final int JOB_FORMAT_WITHOUT_PAYLOAD = 3;
   private static final int JOB_FORMAT_WITHOUT_ERROR_COUNT = 2;
   private static final int JOB_FORMAT_WITHOUT_BINDINGS = 1;
   /** A binding's flags (format 3): a settled cost follows. */
@@ -56,22 +59,28 @@ final class RecordCodec {
   /** Unique key and batch config follow the bindings; older records never set these bits. */
   private static final int HAS_UNIQUE = 16;
   private static final int HAS_BATCH = 32;
+  /** The payload follows the error record count, length-prefixed (format 4). */
+  private static final int HAS_PAYLOAD = 64;
 
   private RecordCodec() {}
 
   static byte[] encodeJob(JobSnapshot job) {
-    return encodeJob(job, new RecordWriter()).toByteArray();
+    return encodeJob(job, null, new RecordWriter()).toByteArray();
   }
 
-  /** Writes the job's record to {@code out} (emptied first) and returns it. */
-  static RecordWriter encodeJob(JobSnapshot job, RecordWriter out) {
+  /**
+   * Writes the job's record to {@code out} (emptied first) and returns it; the record holds
+   * {@code payload} unless it is null. The snapshot's own payload is not written.
+   */
+  static RecordWriter encodeJob(JobSnapshot job, byte[] payload, RecordWriter out) {
     RetentionPolicy retention = job.retention();
     int flags = (job.retryLimit() != null ? HAS_RETRY_LIMIT : 0)
         | (job.backoff() != null ? HAS_BACKOFF : 0)
         | (retention != null && retention.completedMs() != null ? HAS_COMPLETED_RETENTION : 0)
         | (retention != null && retention.deadMs() != null ? HAS_DEAD_RETENTION : 0)
         | (job.unique() != null ? HAS_UNIQUE : 0)
-        | (job.batch() != null ? HAS_BATCH : 0);
+        | (job.batch() != null ? HAS_BATCH : 0)
+        | (payload != null ? HAS_PAYLOAD : 0);
     out.reset()
         .writeByte(JOB_FORMAT)
         .writeString(job.type())
@@ -122,7 +131,8 @@ final class RecordCodec {
           .writeString(job.batch().when())
           .writeString(job.batch().fold());
     }
-    return out.writeInt(job.errorRecords());
+    out.writeInt(job.errorRecords());
+    return payload == null ? out : out.writeBytes(payload);
   }
 
   /** What a job record is indexed under, read from the head of the record alone. */
@@ -135,11 +145,22 @@ final class RecordCodec {
     return IndexEntry.of(queue, type, JobStatus.ofOrdinal(in.readByte()));
   }
 
+  /** The record without its payload. */
   static JobSnapshot decodeJob(JobId id, byte[] bytes) {
+    return decodeJob(id, bytes, false);
+  }
+
+  /** The payload the record holds, or null when it holds none. */
+  static byte[] payloadOf(JobId id, byte[] bytes) {
+    return decodeJob(id, bytes, true).payload();
+  }
+
+  /** The record, with the payload it holds if {@code withPayload}. */
+  static JobSnapshot decodeJob(JobId id, byte[] bytes, boolean withPayload) {
     RecordReader in = new RecordReader(bytes);
     int format = in.readByte();
-    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_ERROR_COUNT
-        && format != JOB_FORMAT_WITHOUT_BINDINGS) {
+    if (format != JOB_FORMAT && format != JOB_FORMAT_WITHOUT_PAYLOAD
+        && format != JOB_FORMAT_WITHOUT_ERROR_COUNT && format != JOB_FORMAT_WITHOUT_BINDINGS) {
       throw new IllegalStateException("unknown job record format " + format + " for " + id);
     }
     String type = in.readString();
@@ -166,7 +187,7 @@ final class RecordCodec {
       for (int i = in.readInt(); i > 0; i--) {
         String key = in.readString();
         long cost = in.readLong();
-        int bindingFlags = format == JOB_FORMAT ? in.readByte() : 0;
+        int bindingFlags = format >= JOB_FORMAT_WITHOUT_PAYLOAD ? in.readByte() : 0;
         Long settledCost = (bindingFlags & HAS_SETTLED_COST) != 0 ? in.readLong() : null;
         String partition = (bindingFlags & HAS_PARTITION) != 0 ? in.readString() : null;
         budgets.add(new Binding(key, partition, cost, settledCost));
@@ -178,9 +199,10 @@ final class RecordCodec {
     BatchConfig batch = (flags & HAS_BATCH) != 0
         ? new BatchConfig(in.readString(), in.readString(), in.readString())
         : null;
-    int errorRecords = format == JOB_FORMAT ? in.readInt() : attempts;
+    int errorRecords = format >= JOB_FORMAT_WITHOUT_PAYLOAD ? in.readInt() : attempts;
+    byte[] payload = withPayload && (flags & HAS_PAYLOAD) != 0 ? in.readBytes() : null;
     return new JobSnapshot(id, type, queue, priority, status, readyAtMs, attempts, retryLimit,
-        backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, null,
+        backoff, retention, dequeuedAtMs, failedAtMs, completedAtMs, purgeAtMs, payload,
         List.copyOf(budgets), unique, batch, errorRecords);
   }
 

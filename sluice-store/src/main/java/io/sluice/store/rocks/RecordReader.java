@@ -34,6 +34,12 @@ final class RecordReader {
     return value;
   }
 
+  byte[] readBytes() {
+    byte[] value = new byte[buffer.getInt()];
+    buffer.get(value);
+    return value;
+  }
+
   String readOptionalString() {
     return readByte() == 0 ? null : readString();
   }

@@ -66,6 +66,15 @@ final class RecordWriter {
     return this;
   }
 
+  /** A length, then the bytes. */
+  RecordWriter writeBytes(byte[] value) {
+    writeInt(value.length);
+    ensure(value.length);
+    System.arraycopy(value, 0, bytes, length, value.length);
+    length += value.length;
+    return this;
+  }
+
   /** A presence byte, then the string if present. */
   RecordWriter writeOptionalString(String value) {
     writeByte(value == null ? 0 : 1);

@@ -52,7 +52,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The job store on RocksDB: one column family each for job records, payloads, error records,
- * budget policies and the token state of durable budgets (X4).
+ * budget policies and the token state of durable budgets (X4). A record may hold its job's
+ * payload ({@link Mutation.PutJob#payloadInRecord}); only the other payloads have keys of their
+ * own.
  *
  * <p>Every commit goes through the write-ahead log; {@code sync} commits also fsync it. Commits
  * come from the single commit thread; reads, checkpoints and compactions are thread-safe.
@@ -272,10 +274,39 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   /** {@code changes}, if not null, gets the commit's changes to the in-memory index. */
   private byte[] serialize(CommitBatch batch, List<IndexChange> changes) {
     BatchBuilder writes = BATCH_BUILDERS.get().reset();
-    for (Mutation mutation : batch.mutations()) {
-      apply(writes, mutation, changes);
+    List<Mutation> mutations = batch.mutations();
+    for (int i = 0; i < mutations.size(); i++) {
+      apply(writes, mutations, i, changes);
     }
     return writes.serialized();
+  }
+
+  /**
+   * The payload a rewrite of a record carries over: that of the job's last record written
+   * earlier in the batch, else of its stored record.
+   *
+   * @throws IllegalStateException when neither holds a payload: writing the record without it
+   *     would lose the payload
+   */
+  private byte[] carriedPayload(List<Mutation> mutations, int rewrite, JobId id) {
+    for (int i = rewrite - 1; i >= 0; i--) {
+      if (mutations.get(i) instanceof Mutation.PutJob earlier && earlier.job().id().equals(id)
+          && earlier.payload() != null) {
+        return earlier.payload();
+      }
+    }
+    byte[] payload;
+    try {
+      byte[] stored = db.get(jobs, Keys.job(id));
+      payload = stored == null ? null : RecordCodec.payloadOf(id, stored);
+    } catch (RocksDBException e) {
+      throw new StorageException("read of job " + id, e);
+    }
+    if (payload == null) {
+      throw new IllegalStateException(
+          "job " + id + " is to carry over the payload of its record, which holds none");
+    }
+    return payload;
   }
 
   /**
@@ -376,10 +407,15 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     return true;
   }
 
-  private void apply(BatchBuilder writes, Mutation mutation, List<IndexChange> changes) {
+  private void apply(BatchBuilder writes, List<Mutation> mutations, int at,
+      List<IndexChange> changes) {
+    Mutation mutation = mutations.get(at);
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
-      writes.put(jobsId, key, RecordCodec.encodeJob(put.job(), writes.valueWriter()));
+      byte[] payload = !put.payloadInRecord() ? null
+          : put.payload() != null ? put.payload()
+          : carriedPayload(mutations, at, put.job().id());
+      writes.put(jobsId, key, RecordCodec.encodeJob(put.job(), payload, writes.valueWriter()));
       IndexEntry entry = IndexEntry.of(put.job(), put.previous());
       IndexWrites.replace(writes, indexId, key, put.previous(), entry);
       if (changes != null && entry != put.previous()) {
@@ -393,7 +429,9 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     } else if (mutation instanceof Mutation.DeleteJob delete) {
       byte[] key = Keys.job(delete.id());
       writes.delete(jobsId, key);
-      writes.delete(payloadsId, key);
+      if (!delete.payloadInRecord()) {
+        writes.delete(payloadsId, key);
+      }
       IndexWrites.replace(writes, indexId, key, delete.indexed(), null);
       if (changes != null && delete.indexed() != null) {
         changes.add(new IndexChange(delete.id(), delete.indexed(), null));
@@ -511,7 +549,7 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     try (ReadOptions options = new ReadOptions().setFillCache(false);
         RocksIterator it = db.newIterator(jobs, options)) {
       for (it.seekToFirst(); it.isValid(); it.next()) {
-        JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(it.key()), it.value());
+        JobSnapshot job = RecordCodec.decodeJob(Keys.jobId(it.key()), it.value(), true);
         if (filling != null) {
           filling.move(job.id(), null, IndexEntry.of(job));
         }
@@ -785,7 +823,10 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
   public byte[] readPayload(JobId id) {
     uses.enter();
     try {
-      return db.get(payloads, Keys.job(id));
+      byte[] key = Keys.job(id);
+      byte[] record = db.get(jobs, key);
+      byte[] inRecord = record == null ? null : RecordCodec.payloadOf(id, record);
+      return inRecord != null ? inRecord : db.get(payloads, key);
     } catch (RocksDBException e) {
       throw new StorageException("read of payload " + id, e);
     } finally {

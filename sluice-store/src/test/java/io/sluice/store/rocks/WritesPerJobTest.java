@@ -20,7 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The keys a job's life writes, counted in the store's own write batches: the regression check
  * of the in-memory index of unfinished jobs (docs/decisions.md "Unfinished jobs indexed in
- * memory"), which took a job that is enqueued and acknowledged from ten memtable writes to four.
+ * memory"), which took a job that is enqueued and acknowledged from ten memtable writes to four,
+ * and of small payloads in the job's record ("Small payloads in the job's record"), which took it
+ * to two.
  */
 class WritesPerJobTest {
   private static final int JOBS = 100;
@@ -40,7 +42,26 @@ class WritesPerJobTest {
   }
 
   @Test
-  void aJobEnqueuedAndAcknowledgedWritesTwoKeysAndDeletesTwo() {
+  void aJobWhoseRecordHoldsItsPayloadWritesOneKeyAndDeletesOne() {
+    try (RocksJobStore store = new RocksJobStore(new StoreConfig(dir, 8L << 20))) {
+      List<Mutation> enqueue = new ArrayList<>();
+      List<Mutation> complete = new ArrayList<>();
+      for (int i = 0; i < JOBS; i++) {
+        JobId id = ids.next(StoredJobs.T0);
+        JobSnapshot job = StoredJobs.job(id, "q");
+        enqueue.add(new Mutation.PutJob(job, null, true, StoredJobs.payload(id, 100)));
+        complete.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(job), true));
+      }
+
+      assertThat(total(records(store.serialize(new CommitBatch(enqueue, false)))))
+          .as("records written by an enqueue of %d jobs", JOBS).isEqualTo(JOBS);
+      assertThat(total(records(store.serialize(new CommitBatch(complete, false)))))
+          .as("records written by completing them (retention 0)").isEqualTo(JOBS);
+    }
+  }
+
+  @Test
+  void aJobWithAPayloadOfItsOwnWritesTwoKeysAndDeletesTwo() {
     try (RocksJobStore store = new RocksJobStore(new StoreConfig(dir, 8L << 20))) {
       List<Mutation> enqueue = new ArrayList<>();
       List<Mutation> complete = new ArrayList<>();
@@ -48,7 +69,7 @@ class WritesPerJobTest {
         JobId id = ids.next(StoredJobs.T0);
         JobSnapshot job = StoredJobs.job(id, "q");
         enqueue.add(new Mutation.PutJob(job));
-        enqueue.add(new Mutation.PutPayload(id, StoredJobs.payload(id, 100)));
+        enqueue.add(new Mutation.PutPayload(id, StoredJobs.payload(id, 2_000)));
         complete.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(job)));
       }
 
