@@ -707,6 +707,36 @@ public abstract class JobStoreContract {
     }
 
     @Test
+    void isNotCarriedOverFromARecordDeletedEarlierInTheBatch() {
+      commit(create());
+
+      assertThatThrownBy(() -> commit(new Mutation.DeleteJob(job.id(), 0, IndexEntry.of(job),
+          true), new Mutation.PutJob(job, null, true, null)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("holds none");
+      assertThat(storedPayload()).isEqualTo("{\"to\":\"ada@example.com\"}");
+    }
+
+    @Test
+    void isCarriedOverForEachOfManyJobsRewrittenInOneBatch() {
+      List<Mutation> creations = new ArrayList<>();
+      List<Mutation> rewrites = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        JobSnapshot each = plainJob(id(100 + i));
+        creations.add(new Mutation.PutJob(each, null, true, utf8("[" + i + "]")));
+        rewrites.add(new Mutation.PutJob(each.withStatus(JobStatus.SCHEDULED),
+            IndexEntry.of(each), true, null));
+      }
+      store.commit(new CommitBatch(creations, false));
+      store.commit(new CommitBatch(rewrites, false));
+
+      for (int i = 0; i < 100; i++) {
+        assertThat(store.readPayload(id(100 + i))).asString(StandardCharsets.UTF_8)
+            .isEqualTo("[" + i + "]");
+      }
+    }
+
+    @Test
     void goesWithItsRecord() {
       commit(create());
       commit(new Mutation.DeleteJob(job.id(), 0, IndexEntry.of(job), true));

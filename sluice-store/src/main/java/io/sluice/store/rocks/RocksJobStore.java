@@ -268,39 +268,43 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
    * families alike ({@link #numbersFamiliesInCreationOrder}).
    */
   public byte[] serialize(CommitBatch batch) {
-    return serialize(batch, null);
+    uses.enter(); // a rewrite may read the record it rewrites
+    try {
+      return serialize(batch, null);
+    } finally {
+      uses.exit();
+    }
   }
 
   /** {@code changes}, if not null, gets the commit's changes to the in-memory index. */
   private byte[] serialize(CommitBatch batch, List<IndexChange> changes) {
     BatchBuilder writes = BATCH_BUILDERS.get().reset();
     List<Mutation> mutations = batch.mutations();
+    EarlierRecords earlier = new EarlierRecords(mutations);
     for (int i = 0; i < mutations.size(); i++) {
-      apply(writes, mutations, i, changes);
+      apply(writes, mutations.get(i), earlier, i, changes);
     }
     return writes.serialized();
   }
 
   /**
-   * The payload a rewrite of a record carries over: that of the job's last record written
-   * earlier in the batch, else of its stored record.
+   * The payload a rewrite of a record carries over: what the job's latest record earlier in the
+   * batch holds, else what its stored record holds.
    *
-   * @throws IllegalStateException when neither holds a payload: writing the record without it
-   *     would lose the payload
+   * @throws IllegalStateException when that is none: writing the record without it would lose
+   *     the payload
    */
-  private byte[] carriedPayload(List<Mutation> mutations, int rewrite, JobId id) {
-    for (int i = rewrite - 1; i >= 0; i--) {
-      if (mutations.get(i) instanceof Mutation.PutJob earlier && earlier.job().id().equals(id)
-          && earlier.payload() != null) {
-        return earlier.payload();
-      }
-    }
+  private byte[] carriedPayload(EarlierRecords earlier, int rewrite, JobId id) {
     byte[] payload;
-    try {
-      byte[] stored = db.get(jobs, Keys.job(id));
-      payload = stored == null ? null : RecordCodec.payloadOf(id, stored);
-    } catch (RocksDBException e) {
-      throw new StorageException("read of job " + id, e);
+    if (earlier.wrote(id, rewrite)) {
+      payload = earlier.payload(id);
+    } else {
+      try {
+        byte[] stored = db.get(jobs, Keys.job(id));
+        payload = stored == null ? null : RecordCodec.payloadOf(id, stored);
+      } catch (RocksDBException e) {
+        throw new StorageException("read of job " + id, e);
+      }
     }
     if (payload == null) {
       throw new IllegalStateException(
@@ -407,14 +411,14 @@ public final class RocksJobStore implements JobStore, StorageMaintenance {
     return true;
   }
 
-  private void apply(BatchBuilder writes, List<Mutation> mutations, int at,
+  /** {@code at}: the mutation's place in its batch, whose {@code earlier} records it may read. */
+  private void apply(BatchBuilder writes, Mutation mutation, EarlierRecords earlier, int at,
       List<IndexChange> changes) {
-    Mutation mutation = mutations.get(at);
     if (mutation instanceof Mutation.PutJob put) {
       byte[] key = Keys.job(put.job().id());
       byte[] payload = !put.payloadInRecord() ? null
           : put.payload() != null ? put.payload()
-          : carriedPayload(mutations, at, put.job().id());
+          : carriedPayload(earlier, at, put.job().id());
       writes.put(jobsId, key, RecordCodec.encodeJob(put.job(), payload, writes.valueWriter()));
       IndexEntry entry = IndexEntry.of(put.job(), put.previous());
       IndexWrites.replace(writes, indexId, key, put.previous(), entry);

@@ -28,6 +28,44 @@ class SerializedCommitTest {
   @TempDir Path tmp;
 
   @Test
+  void aFollowerHoldsThePayloadsOfRecordsAndOfTheirRewrites() {
+    JobIdGenerator ids = new JobIdGenerator();
+    JobId early = ids.next(StoredJobs.T0);
+    JobId late = ids.next(StoredJobs.T0);
+    JobSnapshot earlyJob = StoredJobs.job(early, "q");
+    JobSnapshot lateJob = StoredJobs.job(late, "q");
+    byte[] earlyPayload = StoredJobs.payload(early, 100);
+    byte[] latePayload = StoredJobs.payload(late, 100);
+    // The second batch rewrites a record from the first (its payload read from the leader's
+    // store) and one written earlier in that same batch.
+    List<List<Mutation>> batches = List.of(
+        List.of(new Mutation.PutJob(earlyJob, null, true, earlyPayload)),
+        List.of(new Mutation.PutJob(earlyJob.withStatus(JobStatus.SCHEDULED),
+                IndexEntry.of(earlyJob), true, null),
+            new Mutation.PutJob(lateJob, null, true, latePayload),
+            new Mutation.PutJob(lateJob.withStatus(JobStatus.SCHEDULED), IndexEntry.of(lateJob),
+                true, null)));
+
+    try (RocksJobStore leader = new RocksJobStore(new StoreConfig(tmp.resolve("a"), 8L << 20));
+        RocksJobStore follower = new RocksJobStore(new StoreConfig(tmp.resolve("b"), 8L << 20))) {
+      for (List<Mutation> mutations : batches) {
+        CommitBatch batch = new CommitBatch(mutations, false);
+        byte[] serialized = leader.serialize(batch);
+        leader.commit(batch);
+        follower.writeSerialized(serialized, List.of(), false);
+      }
+
+      assertThat(follower.readPayload(early)).isEqualTo(earlyPayload);
+      assertThat(follower.readPayload(late)).isEqualTo(latePayload);
+      assertThat(follower.readJob(early).status()).isEqualTo(JobStatus.SCHEDULED);
+      List<JobSnapshot> recovered = new ArrayList<>();
+      follower.scanJobs(recovered::add);
+      assertThat(recovered).extracting(JobSnapshot::payload)
+          .containsExactly(earlyPayload, latePayload);
+    }
+  }
+
+  @Test
   void aSerializedCommitWrittenElsewhereMatchesTheDirectCommit() {
     JobIdGenerator ids = new JobIdGenerator();
     List<JobId> created = new ArrayList<>();
