@@ -2,6 +2,7 @@ package io.sluice.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.store.MemoryJobStore;
@@ -74,19 +75,24 @@ class PayloadInRecordTest {
     assertThat(text(store.readPayload(job.id()))).isEqualTo("{\"n\":1}");
   }
 
+  /** Takes and completes both jobs; asserts that only the small one's record held its payload. */
+  private void completeAndExpectOnlyTheFirstDeletionToTakeThePayload(JobId small, JobId large) {
+    h.openWorker("q", 2);
+    h.dispatch();
+    h.completeAll(small, large);
+    assertThat(written(Mutation.DeleteJob.class))
+        .extracting(delete -> ((Mutation.DeleteJob) delete).payloadInRecord())
+        .containsExactly(true, false);
+  }
+
   @Test
   void completingTheJobDeletesOneKeyWhereThePayloadIsInTheRecord() {
     JobSnapshot small = h.enqueue(EngineHarness.job("q").payload("{}"));
     JobSnapshot large = h.enqueue(EngineHarness.job("q")
         .payload(jsonOfLength(JobWrites.MAX_PAYLOAD_IN_RECORD + 1)));
-    h.openWorker("q", 2);
-    h.dispatch();
 
-    h.completeAll(small.id(), large.id());
+    completeAndExpectOnlyTheFirstDeletionToTakeThePayload(small.id(), large.id());
 
-    assertThat(written(Mutation.DeleteJob.class))
-        .extracting(delete -> ((Mutation.DeleteJob) delete).payloadInRecord())
-        .containsExactly(true, false);
     assertThat(store.readPayload(small.id())).isNull();
     assertThat(store.readPayload(large.id())).isNull();
   }
@@ -101,11 +107,6 @@ class PayloadInRecordTest {
 
     assertThat(h.get(small.id()).payload()).isNull();
     assertThat(h.get(large.id()).payload()).isNull();
-    h.openWorker("q", 2);
-    h.dispatch();
-    h.completeAll(small.id(), large.id());
-    assertThat(written(Mutation.DeleteJob.class))
-        .extracting(delete -> ((Mutation.DeleteJob) delete).payloadInRecord())
-        .containsExactly(true, false);
+    completeAndExpectOnlyTheFirstDeletionToTakeThePayload(small.id(), large.id());
   }
 }

@@ -41,43 +41,35 @@ class WritesPerJobTest {
     return counts.values().stream().mapToInt(Integer::intValue).sum();
   }
 
-  @Test
-  void aJobWhoseRecordHoldsItsPayloadWritesOneKeyAndDeletesOne() {
+  /** The records an enqueue of {@link #JOBS} jobs writes, then completing them (retention 0). */
+  private List<Integer> recordsOfEnqueueAndCompletion(boolean payloadInRecord) {
     try (RocksJobStore store = new RocksJobStore(new StoreConfig(dir, 8L << 20))) {
       List<Mutation> enqueue = new ArrayList<>();
       List<Mutation> complete = new ArrayList<>();
       for (int i = 0; i < JOBS; i++) {
         JobId id = ids.next(StoredJobs.T0);
         JobSnapshot job = StoredJobs.job(id, "q");
-        enqueue.add(new Mutation.PutJob(job, null, true, StoredJobs.payload(id, 100)));
-        complete.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(job), true));
+        if (payloadInRecord) {
+          enqueue.add(new Mutation.PutJob(job, null, true, StoredJobs.payload(id, 100)));
+        } else {
+          enqueue.add(new Mutation.PutJob(job));
+          enqueue.add(new Mutation.PutPayload(id, StoredJobs.payload(id, 2_000)));
+        }
+        complete.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(job), payloadInRecord));
       }
-
-      assertThat(total(records(store.serialize(new CommitBatch(enqueue, false)))))
-          .as("records written by an enqueue of %d jobs", JOBS).isEqualTo(JOBS);
-      assertThat(total(records(store.serialize(new CommitBatch(complete, false)))))
-          .as("records written by completing them (retention 0)").isEqualTo(JOBS);
+      return List.of(total(records(store.serialize(new CommitBatch(enqueue, false)))),
+          total(records(store.serialize(new CommitBatch(complete, false)))));
     }
   }
 
   @Test
-  void aJobWithAPayloadOfItsOwnWritesTwoKeysAndDeletesTwo() {
-    try (RocksJobStore store = new RocksJobStore(new StoreConfig(dir, 8L << 20))) {
-      List<Mutation> enqueue = new ArrayList<>();
-      List<Mutation> complete = new ArrayList<>();
-      for (int i = 0; i < JOBS; i++) {
-        JobId id = ids.next(StoredJobs.T0);
-        JobSnapshot job = StoredJobs.job(id, "q");
-        enqueue.add(new Mutation.PutJob(job));
-        enqueue.add(new Mutation.PutPayload(id, StoredJobs.payload(id, 2_000)));
-        complete.add(new Mutation.DeleteJob(id, 0, IndexEntry.of(job)));
-      }
+  void aJobWhoseRecordHoldsItsPayloadWritesOneKeyAndDeletesOne() {
+    assertThat(recordsOfEnqueueAndCompletion(true)).containsExactly(JOBS, JOBS);
+  }
 
-      assertThat(total(records(store.serialize(new CommitBatch(enqueue, false)))))
-          .as("records written by an enqueue of %d jobs", JOBS).isEqualTo(2 * JOBS);
-      assertThat(total(records(store.serialize(new CommitBatch(complete, false)))))
-          .as("records written by completing them (retention 0)").isEqualTo(2 * JOBS);
-    }
+  @Test
+  void aJobWithAPayloadOfItsOwnWritesTwoKeysAndDeletesTwo() {
+    assertThat(recordsOfEnqueueAndCompletion(false)).containsExactly(2 * JOBS, 2 * JOBS);
   }
 
   @Test
