@@ -7,6 +7,8 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.store.IndexEntry;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -42,12 +44,19 @@ class JobRecordTest {
         .containsExactly(new Binding("tokens", 500), new Binding("pool", 1));
   }
 
+  /** A dead job bound to two budgets, one of them settled at another cost than it was bound. */
+  private static JobSnapshot deadWithASettledBinding(JobId id) {
+    return new JobSnapshot(id, "llm", "q", 7, JobStatus.DEAD, T0, 3,
+        null, null, null, T0, T0, -1, T0 + 1_000, null,
+        List.of(new Binding("tokens", 500, 1_000_000L), new Binding("pool", 1)));
+  }
+
   @Test
   void aRecordHoldingAPayloadReadsBackWithItOnlyWhenAsked() {
     JobId id = new JobIdGenerator().next(T0);
     JobSnapshot job = new JobSnapshot(id, "llm", "q", 7, JobStatus.READY, T0, 0, 3, null, null,
         -1, -1, -1, -1, null, List.of(new Binding("pool", 1)));
-    byte[] payload = "{\"prompt\":\"☃\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] payload = "{\"prompt\":\"☃\"}".getBytes(StandardCharsets.UTF_8);
     byte[] record = RecordCodec.encodeJob(job, payload, new RecordWriter()).toByteArray();
 
     assertThat(RecordCodec.decodeJob(id, record)).isEqualTo(job);
@@ -56,15 +65,13 @@ class JobRecordTest {
     assertThat(withPayload.withPayload(null)).isEqualTo(job);
     assertThat(RecordCodec.payloadOf(id, record)).isEqualTo(payload);
     assertThat(RecordCodec.decodeIndexEntry(record))
-        .isEqualTo(io.sluice.engine.store.IndexEntry.of(job));
+        .isEqualTo(IndexEntry.of(job));
   }
 
   @Test
   void aRecordOfTheThirdFormatReadsAsOneWithoutPayload() {
     JobId id = new JobIdGenerator().next(T0);
-    JobSnapshot job = new JobSnapshot(id, "llm", "q", 7, JobStatus.DEAD, T0, 3,
-        null, null, null, T0, T0, -1, T0 + 1_000, null,
-        List.of(new Binding("tokens", 500, 1_000_000L), new Binding("pool", 1)));
+    JobSnapshot job = deadWithASettledBinding(id);
     byte[] thirdFormat = RecordCodec.encodeJob(job);
     assertThat(thirdFormat[0]).as("the current format").isEqualTo((byte) 4);
     // Format 4 without a payload is format 3 byte for byte, but for the version byte.
@@ -77,9 +84,7 @@ class JobRecordTest {
   @Test
   void settledAndUnsettledBindingsRoundTrip() {
     JobId id = new JobIdGenerator().next(T0);
-    JobSnapshot job = new JobSnapshot(id, "llm", "q", 7, JobStatus.DEAD, T0, 3,
-        null, null, null, T0, T0, -1, T0 + 1_000, null,
-        List.of(new Binding("tokens", 500, 1_000_000L), new Binding("pool", 1)));
+    JobSnapshot job = deadWithASettledBinding(id);
 
     assertThat(RecordCodec.decodeJob(id, RecordCodec.encodeJob(job))).isEqualTo(job);
   }
