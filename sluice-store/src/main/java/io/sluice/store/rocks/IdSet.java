@@ -26,6 +26,11 @@ final class IdSet {
   private volatile Chunk[] chunks = new Chunk[0];
   private final ConcurrentSkipListSet<JobId> stragglers = new ConcurrentSkipListSet<>();
   private int size; // the writer's count
+  /**
+   * The position of the chunk the last removal was in, maybe stale: ids mostly leave in the
+   * order they came, so the next one is most often in the same chunk, found without a search.
+   */
+  private int lastRemovedChunk;
 
   void add(JobId id) {
     Chunk[] current = chunks;
@@ -52,8 +57,10 @@ final class IdSet {
   /** Removes {@code id}; false if it was not held. */
   boolean remove(JobId id) {
     Chunk[] current = chunks;
-    int at = chunkOf(current, id.hi(), id.lo());
+    int at = lastRemovedChunk < current.length && current[lastRemovedChunk].spans(id.hi(), id.lo())
+        ? lastRemovedChunk : chunkOf(current, id.hi(), id.lo());
     if (at >= 0 && current[at].remove(id.hi(), id.lo())) {
+      lastRemovedChunk = at;
       Chunk chunk = current[at];
       boolean tail = at == current.length - 1; // it still takes appends: kept as it is
       if (!tail && chunk.isEmpty()) {
@@ -184,6 +191,16 @@ final class IdSet {
         }
       }
       return smaller;
+    }
+
+    /**
+     * Whether (hi, lo) lies between the first and the last id appended here: then no other chunk
+     * can hold it, their ids being all before or all after these.
+     */
+    boolean spans(long hi, long lo) {
+      int last = size - 1;
+      return last >= 0 && compare(hi(0), lo(0), hi, lo) <= 0
+          && compare(hi, lo, hi(last), lo(last)) <= 0;
     }
 
     /** Whether (hi, lo) comes after every id ever appended here. */

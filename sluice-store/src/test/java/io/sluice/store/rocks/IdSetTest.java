@@ -67,6 +67,53 @@ class IdSetTest {
     }
   }
 
+  /**
+   * What a drain does: ids leave a few at a time, out of order within a window near the oldest,
+   * while new ones arrive; now and then one far older, one never held or a straggler leaves.
+   */
+  @Test
+  void matchesASortedSetWhenIdsLeaveNearlyInOrder() {
+    for (long seed = 1; seed <= 3; seed++) {
+      Random random = new Random(seed);
+      IdSet set = new IdSet();
+      TreeSet<JobId> model = new TreeSet<>();
+      long next = 0;
+      for (int step = 0; step < 60_000; step++) {
+        if (model.size() < 200 || random.nextInt(2) == 0) {
+          JobId id = id(next += 1 + random.nextInt(2));
+          set.add(id);
+          model.add(id);
+          if (random.nextInt(500) == 0) {
+            JobId older = id(next - 1 - random.nextInt(300));
+            if (model.add(older)) {
+              set.add(older); // a straggler, in the span of a chunk
+            }
+          }
+          continue;
+        }
+        JobId id;
+        int roll = random.nextInt(100);
+        if (roll < 90) {
+          List<JobId> window = new ArrayList<>(model.headSet(id(model.first().lo() + 64), true));
+          id = window.get(random.nextInt(window.size()));
+        } else if (roll < 95) {
+          id = id(model.first().lo() + random.nextInt((int) (next - model.first().lo()) + 1));
+        } else {
+          id = id(random.nextInt((int) next + 10));
+        }
+        assertThat(set.remove(id)).as("remove %s", id).isEqualTo(model.remove(id));
+        if (step % 4_999 == 0) {
+          assertThat(walk(set.cursor(false))).containsExactlyElementsOf(model);
+        }
+      }
+      assertThat(walk(set.cursor(false))).containsExactlyElementsOf(model);
+      for (JobId id : new ArrayList<>(model)) {
+        assertThat(set.remove(id)).isTrue();
+      }
+      assertThat(set.isEmpty()).isTrue();
+    }
+  }
+
   /** A few long-lived ids among many finished ones keep small chunks, not whole ones. */
   @Test
   void copiesChunksWithFewIdsLeftIntoSmallerOnes() {
