@@ -66,15 +66,18 @@ final class Completions {
    * Completes every id that is in flight, settling those {@code settlements} name; returns the
    * ids that were not in flight, in request order.
    */
-  List<String> completeAll(List<String> ids, List<JobSettlement> settlements, long nowMs) {
+  List<String> completeAll(AckedIds ids, List<JobSettlement> settlements, long nowMs) {
     Map<String, List<Settlement>> settled = settling.checkBulk(ids, settlements);
     List<String> notFound = new ArrayList<>();
-    for (String raw : ids) {
-      Job job = jobs.get(JobId.parseOrNull(raw));
+    for (int i = 0; i < ids.size(); i++) {
+      JobId id = ids.id(i);
+      Job job = id == null ? null : jobs.get(id);
       if (job == null || job.status() != JobStatus.IN_FLIGHT) {
-        notFound.add(raw);
+        notFound.add(ids.text(i));
       } else {
-        settling.apply(job, settled.getOrDefault(raw, List.of()), nowMs);
+        // The usual acknowledgement settles nothing: no text rendered to look its id up.
+        settling.apply(job, settled.isEmpty() ? List.of()
+            : settled.getOrDefault(ids.text(i), List.of()), nowMs);
         complete(job, nowMs);
       }
     }

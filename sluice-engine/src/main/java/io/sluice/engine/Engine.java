@@ -289,7 +289,7 @@ public final class Engine {
   }
 
   /** Completes every id that is in flight; returns those that were not, in request order. */
-  public List<String> completeAll(List<String> ids, long nowMs) {
+  public List<String> completeAll(AckedIds ids, long nowMs) {
     return completeAll(ids, List.of(), nowMs);
   }
 
@@ -297,8 +297,7 @@ public final class Engine {
    * Completes every id that is in flight, settling the jobs {@code settlements} name (X5, all
    * checked before any is completed); returns the ids that were not in flight, in request order.
    */
-  public List<String> completeAll(List<String> ids, List<JobSettlement> settlements,
-      long nowMs) {
+  public List<String> completeAll(AckedIds ids, List<JobSettlement> settlements, long nowMs) {
     return rooms.completions.completeAll(ids, settlements, nowMs);
   }
 

@@ -59,12 +59,12 @@ final class Settling {
    * Each must name a job among {@code ids}, once; a job that is not in flight is not settled (it
    * is reported not found, like any other).
    */
-  Map<String, List<Settlement>> checkBulk(List<String> ids, List<JobSettlement> settlements) {
+  Map<String, List<Settlement>> checkBulk(AckedIds ids, List<JobSettlement> settlements) {
     if (settlements.isEmpty()) {
       // The usual acknowledgement: no set of its ids to build.
       return Map.of();
     }
-    Set<String> acknowledged = new HashSet<>(ids);
+    Set<String> acknowledged = new HashSet<>(ids.texts());
     Map<String, List<Settlement>> byId = new HashMap<>();
     for (int i = 0; i < settlements.size(); i++) {
       JobSettlement settlement = settlements.get(i);

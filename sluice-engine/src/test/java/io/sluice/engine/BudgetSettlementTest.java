@@ -171,7 +171,7 @@ class BudgetSettlementTest {
     JobSnapshot second = dispatchedJob(3);
 
     List<String> notFound = h.turn((engine, nowMs) -> engine.completeAll(
-        List.of(first.id().toString(), second.id().toString()),
+        AckedIds.of(List.of(first.id().toString(), second.id().toString())),
         List.of(new JobSettlement(second.id().toString(), List.of(new Settlement("llm", 9)))),
         nowMs));
     assertThat(notFound).isEmpty();
@@ -205,8 +205,8 @@ class BudgetSettlementTest {
   private void assertRefusedBulk(List<String> ids, List<JobSettlement> settlements,
       String message) {
     long tokens = state("llm").tokensAt(h.nowMs());
-    assertThatThrownBy(() -> h.turn((engine, nowMs) -> engine.completeAll(ids, settlements,
-        nowMs)))
+    assertThatThrownBy(() -> h.turn((engine, nowMs) -> engine.completeAll(AckedIds.of(ids),
+        settlements, nowMs)))
         .isInstanceOf(SluiceException.Unprocessable.class)
         .hasMessage(message);
     assertThat(h.lastTurn()).isEmpty();

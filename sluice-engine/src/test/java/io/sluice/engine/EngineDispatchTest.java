@@ -432,8 +432,8 @@ class EngineDispatchTest {
       String waiting = jobs.get(2).id().toString();
       String malformed = "not-an-id";
 
-      List<String> notFound = h.engine().completeAll(
-          List.of(waiting, jobs.get(0).id().toString(), malformed, jobs.get(1).id().toString()),
+      List<String> notFound = h.engine().completeAll(AckedIds.of(
+          List.of(waiting, jobs.get(0).id().toString(), malformed, jobs.get(1).id().toString())),
           h.nowMs());
 
       assertThat(notFound).containsExactly(waiting, malformed);

@@ -387,7 +387,8 @@ public final class EngineHarness {
   /** {@code POST /jobs/success}: completes the in-flight ones; returns the ids that were not. */
   public List<String> completeAll(JobId... ids) {
     try {
-      return engine.completeAll(Arrays.stream(ids).map(JobId::toString).toList(), nowMs());
+      return engine.completeAll(
+          AckedIds.of(Arrays.stream(ids).map(JobId::toString).toList()), nowMs());
     } finally {
       endTurn();
     }

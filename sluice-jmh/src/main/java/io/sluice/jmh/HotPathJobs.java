@@ -22,6 +22,7 @@ import java.util.function.Supplier;
  */
 public final class HotPathJobs {
   public static final int JOBS = 1000;
+  public static final int ACK_IDS = 16;
   private static final long NOW_MS = 1_764_000_000_000L;
 
   private final JobIdGenerator ids = new JobIdGenerator(new SplittableRandom(7));
@@ -62,6 +63,22 @@ public final class HotPathJobs {
 
   public byte[] bulkBody() {
     return bulkBody;
+  }
+
+  /**
+   * Bulk acknowledgements of the jobs, {@link #ACK_IDS} ids a body (the last one shorter), as the
+   * drain's workers send them with a prefetch of 16.
+   */
+  public List<byte[]> ackBodies() {
+    List<byte[]> bodies = new ArrayList<>();
+    for (int from = 0; from < jobs.size(); from += ACK_IDS) {
+      StringBuilder body = new StringBuilder("{\"ids\":[");
+      for (int i = from; i < Math.min(jobs.size(), from + ACK_IDS); i++) {
+        body.append(i == from ? "\"" : ",\"").append(jobs.get(i).id()).append('"');
+      }
+      bodies.add(body.append("]}").toString().getBytes(StandardCharsets.US_ASCII));
+    }
+    return bodies;
   }
 
   public List<JobSnapshot> jobs() {

@@ -1,6 +1,7 @@
 package io.sluice.jmh;
 
 import io.sluice.api.wire.Bodies;
+import io.sluice.api.wire.BulkAcks;
 import io.sluice.api.wire.EnqueueParser;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.PlainJobWriter;
@@ -21,8 +22,8 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The wire side of one job: its part of a bulk enqueue body read, of the bulk answer written, and
- * its line of a take stream written. Scores are per job.
+ * The wire side of one job: its part of a bulk enqueue body read, of the bulk answer written, its
+ * line of a take stream written, and its id read from a bulk acknowledgement. Scores are per job.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -33,12 +34,24 @@ import org.openjdk.jmh.annotations.Warmup;
 public class WireBenchmark {
   private final HotPathJobs jobs = new HotPathJobs();
   private final ByteArrayOutputStream out = new ByteArrayOutputStream(256 * 1024);
+  private final List<byte[]> ackBodies = jobs.ackBodies();
 
   @Benchmark
   @OperationsPerInvocation(HotPathJobs.JOBS)
   public List<NewJob> readBulkEnqueue() {
     return new EnqueueParser(Format.JSON)
         .readBulk(Bodies.checked(Format.JSON, jobs.bulkBody()), jobs.ids());
+  }
+
+  /** Every job's id read from the bulk acknowledgements that name them. */
+  @Benchmark
+  @OperationsPerInvocation(HotPathJobs.JOBS)
+  public int readBulkAcks() {
+    int read = 0;
+    for (byte[] body : ackBodies) {
+      read += BulkAcks.read(Format.JSON, body).ids().size();
+    }
+    return read;
   }
 
   @Benchmark

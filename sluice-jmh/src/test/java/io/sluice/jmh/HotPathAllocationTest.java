@@ -36,6 +36,12 @@ class HotPathAllocationTest {
    * before the in-memory index and the array-backed record writer.
    */
   private static final long STORE_COMMIT_BUDGET = 760;
+  /**
+   * 44 bytes when set (issue 17, session 22): each id parsed from the body's bytes where it
+   * stands, and the request's arrays; 127 while each id was made a string first, and the engine
+   * parsed that string.
+   */
+  private static final long READ_ACK_BUDGET = 66;
   private final WireBenchmark wire = new WireBenchmark();
 
   private static long bytesPerJob(Runnable round) {
@@ -56,6 +62,13 @@ class HotPathAllocationTest {
   void readingABulkEnqueue() {
     long perJob = bytesPerJob(wire::readBulkEnqueue);
     assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(READ_BULK_BUDGET);
+  }
+
+  @Test
+  void readingBulkAcknowledgements() {
+    long perJob = bytesPerJob(wire::readBulkAcks);
+    assertThat(perJob).as("bytes allocated per acknowledged id")
+        .isLessThanOrEqualTo(READ_ACK_BUDGET);
   }
 
   @Test

@@ -1,6 +1,7 @@
 package io.sluice.api.wire;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.engine.AckedIds;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.JobSettlement;
 import java.util.ArrayList;
@@ -10,10 +11,10 @@ import java.util.List;
  * The body of a bulk acknowledgement ({@code POST /jobs/success}): the ids, and the settlements of
  * some of them (X5). A plain body is read by {@link PlainAckReader}, any other as a document tree.
  */
-public record BulkAcks(List<String> ids, List<JobSettlement> settlements) {
+public record BulkAcks(AckedIds ids, List<JobSettlement> settlements) {
   /** Reads a body that passed {@link Bodies#checked}; throws the 4xx naming its problem. */
   public static BulkAcks read(Format format, byte[] body) {
-    List<String> plain = PlainAckReader.ids(format, body);
+    AckedIds plain = PlainAckReader.ids(format, body);
     return plain != null
         ? new BulkAcks(plain, List.of())
         : fromTree(format, Bodies.tree(format, body));
@@ -36,6 +37,6 @@ public record BulkAcks(List<String> ids, List<JobSettlement> settlements) {
     if (ids.isEmpty()) {
       throw new SluiceException.InvalidRequest("ids must not be empty");
     }
-    return new BulkAcks(ids, SettlementParser.bulk(fields, body));
+    return new BulkAcks(AckedIds.of(ids), SettlementParser.bulk(fields, body));
   }
 }

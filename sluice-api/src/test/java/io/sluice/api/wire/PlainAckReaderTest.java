@@ -2,9 +2,11 @@ package io.sluice.api.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.AckedIds;
 import io.sluice.engine.SluiceException;
+import io.sluice.engine.job.JobId;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -19,10 +21,14 @@ class PlainAckReaderTest {
 
   @Test
   void readsThePlainShape() {
-    assertThat(PlainAckReader.ids(Format.JSON, utf8("{\"ids\":[" + ID + "]}")))
-        .containsExactly("0b9ys7e3ufp1n6z8k2q4r5t0v");
-    assertThat(PlainAckReader.ids(Format.JSON, utf8(" {\n \"ids\" : [ \"a\" ,\t\"b c\" ] }\n")))
-        .containsExactly("a", "b c");
+    AckedIds one = PlainAckReader.ids(Format.JSON, utf8("{\"ids\":[" + ID + "]}"));
+    assertThat(one.texts()).containsExactly("0b9ys7e3ufp1n6z8k2q4r5t0v");
+    assertThat(one.id(0)).isEqualTo(JobId.parseOrNull("0b9ys7e3ufp1n6z8k2q4r5t0v"));
+    AckedIds noIds = PlainAckReader.ids(Format.JSON,
+        utf8(" {\n \"ids\" : [ \"a\" ,\t\"b c\" , \"" + "z".repeat(25) + "\"] }\n"));
+    assertThat(noIds.texts()).containsExactly("a", "b c", "z".repeat(25));
+    assertThat(noIds.id(0)).isNull();
+    assertThat(noIds.id(2)).as("past 2^128").isNull();
   }
 
   @Test
@@ -53,8 +59,8 @@ class PlainAckReaderTest {
     if (JsonText.problemAt(body) >= 0) {
       return false;
     }
-    List<String> plain = PlainAckReader.ids(Format.JSON, body);
-    List<String> fromTree = treeIds(body);
+    AckedIds plain = PlainAckReader.ids(Format.JSON, body);
+    AckedIds fromTree = treeIds(body);
     String text = new String(body, StandardCharsets.UTF_8);
     if (fromTree == null) {
       assertThat(plain).as("read although the route would refuse it or settle: %s", text).isNull();
@@ -70,7 +76,7 @@ class PlainAckReaderTest {
    * The ids the route reads from the tree when the body has no settlements, or null when it
    * refuses the body or has settlements to read as well.
    */
-  private static List<String> treeIds(byte[] body) {
+  private static AckedIds treeIds(byte[] body) {
     BulkAcks acks;
     try {
       acks = BulkAcks.fromTree(Format.JSON, Bodies.tree(Format.JSON, body));
@@ -100,7 +106,8 @@ class PlainAckReaderTest {
 
   private String randomId() {
     return random.nextInt(6) != 0 ? ID : pick("\"\"", "\"a b\"", "\"\\\"\"", "\"\u00e9\"", "1", "null",
-        "\"\\u0041\"", "\"\u007f\"", "[]", "\"tab\\t\"");
+        "\"\\u0041\"", "\"\u007f\"", "[]", "\"tab\\t\"", "\"" + "z".repeat(25) + "\"",
+        ID.toUpperCase(Locale.ROOT), "\"0b9ys7e3ufp1n6z8k2q4r5t0\"");
   }
 
   private String space() {

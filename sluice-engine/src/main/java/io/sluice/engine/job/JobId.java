@@ -40,28 +40,54 @@ public final class JobId implements Comparable<JobId> {
     if (text == null || text.length() != TEXT_LENGTH) {
       return null;
     }
-    long hi = 0;
-    long lo = 0;
+    byte[] ascii = new byte[TEXT_LENGTH];
     for (int i = 0; i < TEXT_LENGTH; i++) {
       char c = text.charAt(i);
-      int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
-      if (digit < 0) {
+      if (c > 0x7F) {
         return null;
       }
-      // (hi:lo) = (hi:lo) * 36 + digit, detecting overflow past 128 bits.
-      long loTimesLow = (lo & 0xFFFFFFFFL) * 36 + digit;
-      long loTimesHigh = (lo >>> 32) * 36 + (loTimesLow >>> 32);
-      long newLo = (loTimesHigh << 32) | (loTimesLow & 0xFFFFFFFFL);
-      long carry = loTimesHigh >>> 32;
-      long hiLow = (hi & 0xFFFFFFFFL) * 36 + carry;
-      long hiHigh = (hi >>> 32) * 36 + (hiLow >>> 32);
-      if ((hiHigh >>> 32) != 0) {
+      ascii[i] = (byte) c;
+    }
+    return parseOrNull(ascii, 0);
+  }
+
+  /**
+   * Parses the 25-character form from ASCII bytes at {@code offset}; returns null when they are
+   * not a well-formed id. A bulk acknowledgement's ids are read from its body this way, without
+   * a string made for each. Five digits at a time: each group is a small number, and the 128-bit
+   * value takes five multiplications by 36^5 instead of twenty-five by 36.
+   */
+  public static JobId parseOrNull(byte[] ascii, int offset) {
+    long hi = 0;
+    long lo = 0;
+    for (int group = offset; group < offset + TEXT_LENGTH; group += CHUNK_DIGITS) {
+      long digits = 0;
+      for (int i = group; i < group + CHUNK_DIGITS; i++) {
+        int c = ascii[i];
+        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+        if (digit < 0) {
+          return null;
+        }
+        digits = digits * 36 + digit;
+      }
+      // (hi:lo) = (hi:lo) * 36^5 + digits, refusing what passes 128 bits.
+      long loTimes = lo * CHUNK;
+      long newLo = loTimes + digits;
+      long carry = unsignedTimesChunkHigh(lo) + (Long.compareUnsigned(newLo, loTimes) < 0 ? 1 : 0);
+      long hiTimes = hi * CHUNK;
+      long newHi = hiTimes + carry;
+      if (unsignedTimesChunkHigh(hi) != 0 || Long.compareUnsigned(newHi, hiTimes) < 0) {
         return null;
       }
-      hi = (hiHigh << 32) | (hiLow & 0xFFFFFFFFL);
+      hi = newHi;
       lo = newLo;
     }
     return new JobId(hi, lo);
+  }
+
+  /** The high 64 bits of {@code n * 36^5}, {@code n} read as unsigned. */
+  private static long unsignedTimesChunkHigh(long n) {
+    return Math.multiplyHigh(n, CHUNK) + ((n >> 63) & CHUNK);
   }
 
   /** True when the text has the id shape: 25 characters of [0-9a-z]. */

@@ -27,6 +27,24 @@ class JobIdTextTest {
     assertThat(new String(framed, StandardCharsets.US_ASCII))
         .isEqualTo("<<<" + reference(hi, lo) + "<<<");
     assertThat(JobId.parseOrNull(text)).isEqualTo(new JobId(hi, lo));
+    assertThat(JobId.parseOrNull(framed, 3)).isEqualTo(new JobId(hi, lo));
+  }
+
+  /** Both readers, of a string and of bytes in a larger array, against BigInteger. */
+  private static void checkRead(String text) {
+    JobId expected = null;
+    if (text.length() == JobId.TEXT_LENGTH && text.chars().allMatch(
+        c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'z')) {
+      BigInteger value = new BigInteger(text, 36);
+      if (value.bitLength() <= 128) {
+        expected = new JobId(value.shiftRight(64).longValue(), value.longValue());
+      }
+    }
+    assertThat(JobId.parseOrNull(text)).as(text).isEqualTo(expected);
+    byte[] framed = ("<<" + text + ">>").getBytes(StandardCharsets.UTF_8);
+    if (text.length() == JobId.TEXT_LENGTH && framed.length == JobId.TEXT_LENGTH + 4) {
+      assertThat(JobId.parseOrNull(framed, 2)).as(text).isEqualTo(expected);
+    }
   }
 
   @Test
@@ -45,6 +63,36 @@ class JobIdTextTest {
     SplittableRandom random = new SplittableRandom(36);
     for (int i = 0; i < 200_000; i++) {
       check(random.nextLong(), random.nextLong());
+    }
+  }
+
+  @Test
+  void textsThatAreNoIdReadAsNone() {
+    BigInteger largest = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
+    String largestText = largest.toString(36);
+    String justOver = largest.add(BigInteger.ONE).toString(36);
+    for (String text : new String[] {largestText, justOver, "z".repeat(25), "0".repeat(24),
+        "0".repeat(26), "", "0".repeat(24) + "A", "0".repeat(24) + "-", "0".repeat(24) + "\u00e9",
+        "0".repeat(24) + "\u0130", "0".repeat(24) + "{", "0".repeat(24) + "/"}) {
+      checkRead(text);
+    }
+    assertThat(JobId.parseOrNull(largestText)).isEqualTo(new JobId(-1, -1));
+    assertThat(JobId.parseOrNull(justOver)).isNull();
+  }
+
+  @Test
+  void randomTextsReadAsTheirValueOrNone() {
+    SplittableRandom random = new SplittableRandom(37);
+    String alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABZ-:{\u00ff\u0100";
+    for (int i = 0; i < 100_000; i++) {
+      StringBuilder text = new StringBuilder();
+      // Mostly the id alphabet, leading digits small enough that many stay below 2^128.
+      text.append(alphabet.charAt(random.nextInt(random.nextInt(4) == 0 ? alphabet.length() : 8)));
+      for (int j = 1; j < JobId.TEXT_LENGTH; j++) {
+        boolean stray = random.nextInt(200) == 0;
+        text.append(alphabet.charAt(random.nextInt(stray ? alphabet.length() : 36)));
+      }
+      checkRead(text.toString());
     }
   }
 

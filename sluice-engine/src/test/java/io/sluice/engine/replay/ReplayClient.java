@@ -1,5 +1,6 @@
 package io.sluice.engine.replay;
 
+import io.sluice.engine.AckedIds;
 import io.sluice.engine.Engine;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.Turn;
@@ -256,7 +257,7 @@ final class ReplayClient {
       requested.add("not-a-job-id");
       requested.add(stranger(draw.picks().get(0)).toString());
     }
-    List<String> notFound = engine.completeAll(requested, now);
+    List<String> notFound = engine.completeAll(AckedIds.of(requested), now);
     for (String id : requested) {
       if (!notFound.contains(id)) {
         held.remove(JobId.parseOrNull(id));
