@@ -21,6 +21,8 @@ final class IdSet {
   /** Chunks start small, for the many sets of a few ids, and double up to this. */
   static final int MAX_CHUNK_IDS = 1024;
   private static final int FIRST_CHUNK_IDS = 8;
+  /** How many positions after the last removal a removal looks at before searching. */
+  private static final int NEAR_REMOVALS = 8;
 
   /** In id order, each chunk's ids after the previous chunk's; replaced whole when it changes. */
   private volatile Chunk[] chunks = new Chunk[0];
@@ -140,6 +142,8 @@ final class IdSet {
     private volatile int size;
     private final AtomicLongArray gone;
     private int live; // the writer's count
+    /** Where the writer last removed an id, or -1. */
+    private int lastRemoved = -1;
 
     Chunk(int capacity) {
       ids = new long[2 * capacity];
@@ -236,13 +240,34 @@ final class IdSet {
     }
 
     boolean remove(long hi, long lo) {
-      int at = indexOf(hi, lo);
+      int at = nextAfterLastRemoved(hi, lo);
+      if (at < 0) {
+        at = indexOf(hi, lo);
+      }
       if (at < 0 || isGone(at)) {
         return false;
       }
       gone.set(at >>> 6, gone.get(at >>> 6) | (1L << (at & 63)));
       live--;
+      lastRemoved = at;
       return true;
+    }
+
+    /**
+     * The position of (hi, lo) among the few after the last removal, or -1: a stream's jobs
+     * leave in the order they were handed out, a few apart when several streams share a queue.
+     */
+    private int nextAfterLastRemoved(long hi, long lo) {
+      if (lastRemoved < 0) {
+        return -1;
+      }
+      int end = Math.min(size, lastRemoved + 1 + NEAR_REMOVALS);
+      for (int i = lastRemoved + 1; i < end; i++) {
+        if (hi(i) == hi && lo(i) == lo) {
+          return i;
+        }
+      }
+      return -1;
     }
   }
 }
