@@ -32,7 +32,9 @@ public final class AckedIds {
       }
     }
     this.ids = ids;
-    this.malformed = malformed;
+    // No text at all is kept as no array, so that equal ids make equal objects.
+    this.malformed = malformed == null || Arrays.stream(malformed).allMatch(t -> t == null)
+        ? null : malformed;
   }
 
   /** The ids of texts as a request wrote them. */

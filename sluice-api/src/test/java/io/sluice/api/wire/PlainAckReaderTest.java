@@ -6,8 +6,11 @@ import io.sluice.engine.AckedIds;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.job.JobId;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +32,22 @@ class PlainAckReaderTest {
     assertThat(noIds.texts()).containsExactly("a", "b c", "z".repeat(25));
     assertThat(noIds.id(0)).isNull();
     assertThat(noIds.id(2)).as("past 2^128").isNull();
+  }
+
+  /** Past the reader's first 16 places, with texts that are no id on both sides of them. */
+  @Test
+  void readsManyIdsInOrder() {
+    List<String> texts = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      texts.add(i % 7 == 3 || i == 20 ? "not-an-id-" + i : new JobId(i, 1000L * i).toString());
+    }
+    String body = texts.stream().map(t -> "\"" + t + "\"")
+        .collect(Collectors.joining(",", "{\"ids\":[", "]}"));
+    AckedIds read = PlainAckReader.ids(Format.JSON, utf8(body));
+    assertThat(read).isEqualTo(AckedIds.of(texts));
+    assertThat(read.texts()).isEqualTo(texts);
+    assertThat(read.id(20)).isNull();
+    assertThat(read.id(39)).isEqualTo(new JobId(39, 39_000));
   }
 
   @Test

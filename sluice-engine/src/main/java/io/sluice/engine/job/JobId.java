@@ -40,15 +40,28 @@ public final class JobId implements Comparable<JobId> {
     if (text == null || text.length() != TEXT_LENGTH) {
       return null;
     }
-    byte[] ascii = new byte[TEXT_LENGTH];
+    long hi = 0;
+    long lo = 0;
     for (int i = 0; i < TEXT_LENGTH; i++) {
       char c = text.charAt(i);
-      if (c > 0x7F) {
+      int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+      if (digit < 0) {
         return null;
       }
-      ascii[i] = (byte) c;
+      // (hi:lo) = (hi:lo) * 36 + digit, detecting overflow past 128 bits.
+      long loTimesLow = (lo & 0xFFFFFFFFL) * 36 + digit;
+      long loTimesHigh = (lo >>> 32) * 36 + (loTimesLow >>> 32);
+      long newLo = (loTimesHigh << 32) | (loTimesLow & 0xFFFFFFFFL);
+      long carry = loTimesHigh >>> 32;
+      long hiLow = (hi & 0xFFFFFFFFL) * 36 + carry;
+      long hiHigh = (hi >>> 32) * 36 + (hiLow >>> 32);
+      if ((hiHigh >>> 32) != 0) {
+        return null;
+      }
+      hi = (hiHigh << 32) | (hiLow & 0xFFFFFFFFL);
+      lo = newLo;
     }
-    return parseOrNull(ascii, 0);
+    return new JobId(hi, lo);
   }
 
   /**

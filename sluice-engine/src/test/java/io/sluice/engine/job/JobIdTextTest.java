@@ -78,6 +78,12 @@ class JobIdTextTest {
     }
     assertThat(JobId.parseOrNull(largestText)).isEqualTo(new JobId(-1, -1));
     assertThat(JobId.parseOrNull(justOver)).isNull();
+    // Bytes above ASCII (negative as Java bytes), where a digit could stand.
+    for (int b : new int[] {0x80, 0xB0, 0xE1, 0xFF}) {
+      byte[] ascii = "0".repeat(JobId.TEXT_LENGTH).getBytes(StandardCharsets.US_ASCII);
+      ascii[7] = (byte) b;
+      assertThat(JobId.parseOrNull(ascii, 0)).as("byte %x", b).isNull();
+    }
   }
 
   @Test
