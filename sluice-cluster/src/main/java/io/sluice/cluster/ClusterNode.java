@@ -173,6 +173,11 @@ public final class ClusterNode implements AutoCloseable {
     GrpcConfigKeys.Server.setHost(properties, config.self().host());
     GrpcConfigKeys.Server.setPort(properties, config.self().port());
     GrpcConfigKeys.setMessageSizeMax(properties, SizeInBytes.valueOf("80MB"));
+    // Heartbeats on the append stream, not a stream of their own: a follower then handles a
+    // leader's heartbeats and appends one at a time. Handled side by side, they could race in
+    // Ratis 3.1.3's follower append path, and the append that lost the race left every later
+    // append failing: a healed node never caught up (docs/cluster.md, "Known problems").
+    GrpcConfigKeys.Server.setHeartbeatChannel(properties, false);
     long electionMs = config.electionTimeout().toMillis();
     RaftServerConfigKeys.Rpc.setTimeoutMin(properties,
         TimeDuration.valueOf(electionMs, TimeUnit.MILLISECONDS));
