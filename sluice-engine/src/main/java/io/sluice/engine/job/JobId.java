@@ -16,8 +16,11 @@ public final class JobId implements Comparable<JobId> {
       "0123456789abcdefghijklmnopqrstuvwxyz".getBytes(StandardCharsets.ISO_8859_1);
   /** ceil(2^88 / 36^5): n / 36^5 is (n * this) >> 88 for every 0 <= n < 2^58. */
   private static final long CHUNK_RECIPROCAL = 0x4707E97D9E221144L;
-  /** ceil(2^32 / 36): n / 36 is (n * this) >> 32 for every 0 <= n < 36^5. */
-  private static final long DIGIT_RECIPROCAL = 119_304_648L;
+  private static final int PAIR = 36 * 36;
+  /** ceil(2^31 / 36^2): n / 36^2 is (n * this) >> 31 for every 0 <= n < 36^5 (checked all). */
+  private static final long PAIR_RECIPROCAL = 1_657_009L;
+  private static final int PAIR_SHIFT = 31;
+  private static final byte[] PAIRS = pairs();
 
   private final long hi;
   private final long lo;
@@ -183,12 +186,27 @@ public final class JobId implements Comparable<JobId> {
       q = divideByChunk(cur);
       int digits = (int) (cur - q * CHUNK);
       l3 = q;
-      for (int i = 0; i < CHUNK_DIGITS && pos > offset; i++) {
-        int next = (int) ((digits * DIGIT_RECIPROCAL) >>> 32);
-        out[--pos] = DIGITS[digits - next * 36];
-        digits = next;
-      }
+      // Five digits: two pairs from a table, then one; 25 digits are five whole chunks.
+      int rest = (int) ((digits * PAIR_RECIPROCAL) >>> PAIR_SHIFT);
+      int pair = 2 * (digits - rest * PAIR);
+      out[--pos] = PAIRS[pair + 1];
+      out[--pos] = PAIRS[pair];
+      int first = (int) ((rest * PAIR_RECIPROCAL) >>> PAIR_SHIFT);
+      pair = 2 * (rest - first * PAIR);
+      out[--pos] = PAIRS[pair + 1];
+      out[--pos] = PAIRS[pair];
+      out[--pos] = DIGITS[first];
     }
+  }
+
+  /** Every two-digit string of base 36, "00" to "zz", back to back. */
+  private static byte[] pairs() {
+    byte[] pairs = new byte[2 * PAIR];
+    for (int i = 0; i < PAIR; i++) {
+      pairs[2 * i] = DIGITS[i / 36];
+      pairs[2 * i + 1] = DIGITS[i % 36];
+    }
+    return pairs;
   }
 
   /** {@code n / 36^5} for {@code 0 <= n < 2^58}: a remainder shifted up by 32 bits stays below. */
