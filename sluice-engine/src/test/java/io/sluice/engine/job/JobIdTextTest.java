@@ -66,6 +66,19 @@ class JobIdTextTest {
     }
   }
 
+  /** A chunk's last five digits are written as pairs of two: around every multiple of 36². */
+  @Test
+  void digitPairsRenderAroundEveryMultipleOfTheirBase() {
+    for (long k = 0; k <= 36L * 36 * 36; k++) {
+      for (long n = k * 1296 - 1; n <= k * 1296 + 1; n++) {
+        if (n >= 0) {
+          check(0, n);
+          check(n, 60_466_176L * 4_000 + n);
+        }
+      }
+    }
+  }
+
   @Test
   void textsThatAreNoIdReadAsNone() {
     BigInteger largest = BigInteger.ONE.shiftLeft(128).subtract(BigInteger.ONE);
