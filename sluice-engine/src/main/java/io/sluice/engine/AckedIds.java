@@ -26,15 +26,17 @@ public final class AckedIds {
     if (malformed != null && ids.length != malformed.length) {
       throw new IllegalArgumentException(ids.length + " ids and " + malformed.length + " texts");
     }
+    int texts = 0;
     for (int i = 0; i < ids.length; i++) {
-      if ((ids[i] == null) == (malformed == null || malformed[i] == null)) {
+      boolean text = malformed != null && malformed[i] != null;
+      if ((ids[i] == null) != text) {
         throw new IllegalArgumentException("position " + i + " needs an id or a text, not both");
       }
+      texts += text ? 1 : 0;
     }
     this.ids = ids;
     // No text at all is kept as no array, so that equal ids make equal objects.
-    this.malformed = malformed == null || Arrays.stream(malformed).allMatch(t -> t == null)
-        ? null : malformed;
+    this.malformed = texts == 0 ? null : malformed;
   }
 
   /** The ids of texts as a request wrote them. */

@@ -47,7 +47,7 @@ public final class JobId implements Comparable<JobId> {
     long lo = 0;
     for (int i = 0; i < TEXT_LENGTH; i++) {
       char c = text.charAt(i);
-      int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+      int digit = digitValue(c);
       if (digit < 0) {
         return null;
       }
@@ -80,7 +80,7 @@ public final class JobId implements Comparable<JobId> {
       long digits = 0;
       for (int i = group; i < group + CHUNK_DIGITS; i++) {
         int c = ascii[i];
-        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+        int digit = digitValue(c);
         if (digit < 0) {
           return null;
         }
@@ -101,6 +101,11 @@ public final class JobId implements Comparable<JobId> {
     return new JobId(hi, lo);
   }
 
+  /** The value of a base-36 digit, lower case only, or -1 for any other character. */
+  private static int digitValue(int c) {
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10 : -1;
+  }
+
   /** The high 64 bits of {@code n * 36^5}, {@code n} read as unsigned. */
   private static long unsignedTimesChunkHigh(long n) {
     return Math.multiplyHigh(n, CHUNK) + ((n >> 63) & CHUNK);
@@ -113,7 +118,7 @@ public final class JobId implements Comparable<JobId> {
     }
     for (int i = 0; i < TEXT_LENGTH; i++) {
       char c = text.charAt(i);
-      if (!(c >= '0' && c <= '9') && !(c >= 'a' && c <= 'z')) {
+      if (digitValue(c) < 0) {
         return false;
       }
     }
