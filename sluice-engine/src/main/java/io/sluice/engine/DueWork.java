@@ -5,8 +5,8 @@ import io.sluice.engine.job.Job;
 
 /**
  * The work that time makes due, done once per turn: cron fires, scheduled jobs whose ready time
- * came, budget heads whose drip now pays, and the reaper. Also tells the loop how long it may
- * sleep.
+ * came, budget heads whose drip now pays, the reaper, and shrinking a drained job table. Also
+ * tells the loop how long it may sleep.
  *
  * <p>Runs on the engine thread.
  */
@@ -16,15 +16,17 @@ final class DueWork {
   private final Placement placement;
   private final BudgetBook budgets;
   private final Reaper reaper;
+  private final JobTable jobs;
   private final int schedulerBatchSize;
 
   DueWork(CronAdmin crons, CronFiring firing, Placement placement, BudgetBook budgets, Reaper reaper,
-      int schedulerBatchSize) {
+      JobTable jobs, int schedulerBatchSize) {
     this.crons = crons;
     this.firing = firing;
     this.placement = placement;
     this.budgets = budgets;
     this.reaper = reaper;
+    this.jobs = jobs;
     this.schedulerBatchSize = schedulerBatchSize;
   }
 
@@ -32,6 +34,7 @@ final class DueWork {
   long nextDeadlineMs() {
     long next = Math.min(placement.nextReadyAtMs(), budgets.nextWakeMs());
     next = Math.min(next, crons.nextFireMs());
+    next = Math.min(next, jobs.nextTrimMs());
     return Math.min(next, reaper.nextDeadlineMs());
   }
 
@@ -42,5 +45,6 @@ final class DueWork {
     }
     budgets.runDue(nowMs);
     reaper.runDue(nowMs);
+    jobs.trim(nowMs);
   }
 }

@@ -21,8 +21,17 @@ import java.util.Set;
  * <p>Owned by the engine thread.
  */
 final class JobTable {
+  /**
+   * How long the table of jobs by id may stay {@linkplain JobsById#oversized oversized} before it
+   * shrinks: long enough that a burst following a drained one finds the table still grown.
+   */
+  static final long SHRINK_AFTER_MS = 30_000;
+  private static final long NOT_OVERSIZED = Long.MAX_VALUE;
+
   /** Replaced once, while empty, by a map sized for recovery. */
   private JobsById jobs = new JobsById();
+  /** When the table was first seen oversized, or {@link #NOT_OVERSIZED}. */
+  private long oversizedSinceMs = NOT_OVERSIZED;
   /** Queue → jobs per status, indexed by {@link JobStatus#ordinal}. */
   private final Map<String, long[]> counts = new HashMap<>();
   private final Set<String> changedQueues = new HashSet<>();
@@ -81,6 +90,31 @@ final class JobTable {
       removed.held(false);
     }
     count(job.queue(), job.status(), -1);
+  }
+
+  /**
+   * Shrinks the table of jobs by id once it has been oversized for {@link #SHRINK_AFTER_MS}, as
+   * seen at the end of each turn.
+   */
+  void trim(long nowMs) {
+    if (!jobs.oversized()) {
+      oversizedSinceMs = NOT_OVERSIZED;
+    } else if (oversizedSinceMs == NOT_OVERSIZED) {
+      oversizedSinceMs = nowMs;
+    } else if (nowMs - oversizedSinceMs >= SHRINK_AFTER_MS) {
+      jobs.shrink();
+      oversizedSinceMs = NOT_OVERSIZED;
+    }
+  }
+
+  /** When {@link #trim} next has work, or {@link Long#MAX_VALUE}. */
+  long nextTrimMs() {
+    return oversizedSinceMs == NOT_OVERSIZED ? Long.MAX_VALUE : oversizedSinceMs + SHRINK_AFTER_MS;
+  }
+
+  /** Slots in the table of jobs by id, held or not. */
+  int capacity() {
+    return jobs.capacity();
   }
 
   /** The table is being replaced (a rollback): none of its jobs is held any more. */

@@ -14,9 +14,11 @@ import java.util.NoSuchElementException;
  * hash map of objects pays a cache miss for its bucket, one for its entry and one for the id
  * object before it reaches the job; here the id's halves share the first line read.
  *
- * <p>Linear probing, at most half full and halved below an eighth full; removal shifts later
- * entries of a run back instead of leaving markers, so a table that churns through millions of
- * jobs never degrades. Owned by the engine thread.
+ * <p>Linear probing, at most half full; removal shifts later entries of a run back instead of
+ * leaving markers, so a table that churns through millions of jobs never degrades. Removal never
+ * shrinks the table: {@link JobTable} asks for {@link #shrink} once it has stayed
+ * {@link #oversized} for a while, so a drain does not rehash what is left at every halving and a
+ * burst that follows soon after does not grow the table again. Owned by the engine thread.
  */
 final class JobsById {
   private static final int MIN_CAPACITY = 1024;
@@ -101,11 +103,25 @@ final class JobsById {
     closeGap(i);
     size--;
     modifications++;
-    if (size * 8 < jobs.length && jobs.length > MIN_CAPACITY) {
-      // Given back once a burst has drained: at 10 million jobs the slots take 640 MiB.
-      resize(jobs.length / 2);
-    }
     return job;
+  }
+
+  /** Under an eighth full, and larger than a table starts. */
+  boolean oversized() {
+    return size * 8L < jobs.length && jobs.length > MIN_CAPACITY;
+  }
+
+  /**
+   * Rehashes into the smallest table that holds twice the jobs held, so that the table can grow
+   * by as much again before it must grow. At 10 million jobs the slots take 640 MiB: this is how
+   * a drained burst gives them back.
+   */
+  void shrink() {
+    int capacity = capacityFor(2L * size);
+    if (capacity < jobs.length) {
+      resize(capacity);
+      modifications++;
+    }
   }
 
   /** The slot holding this id, or -1. */

@@ -58,7 +58,8 @@ final class Rooms {
         writes, observer, new ThrottledFailures(budgetAdmin, placement, claims, writes, observer));
     CronFiring firing = new CronFiring(crons, new CronJobs(writes, enqueuing), jobIds);
     due = new DueWork(crons, firing, placement, budgets,
-        new Reaper(placement, removal, config.reaperIntervalMs()), config.schedulerBatchSize());
+        new Reaper(placement, removal, config.reaperIntervalMs()), jobs,
+        config.schedulerBatchSize());
     waits = new WaitReasons(jobs, budgets);
   }
 }

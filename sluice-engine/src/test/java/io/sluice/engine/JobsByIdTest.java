@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.ConcurrentModificationException;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -97,7 +98,7 @@ class JobsByIdTest {
   }
 
   @Test
-  void aDrainedTableShrinksAndStillFindsWhatIsLeft() {
+  void aDrainedTableKeepsItsSlotsUntilShrunkAndStillFindsWhatIsLeft() {
     JobIdGenerator ids = new JobIdGenerator(new SplittableRandom(11));
     JobsById table = new JobsById();
     List<JobId> held = new ArrayList<>();
@@ -107,15 +108,56 @@ class JobsByIdTest {
       table.put(job(id));
     }
     int grown = table.capacity();
+    assertThat(table.oversized()).isFalse();
     for (int i = 10; i < held.size(); i++) {
       table.remove(held.get(i));
     }
-    assertThat(table.capacity()).isLessThan(grown / 64).isGreaterThanOrEqualTo(1024);
+    assertThat(table.capacity()).isEqualTo(grown);
+    assertThat(table.oversized()).isTrue();
+
+    table.shrink();
+
+    assertThat(table.capacity()).isEqualTo(1024);
+    assertThat(table.oversized()).isFalse();
     assertThat(table.size()).isEqualTo(10);
     for (int i = 0; i < held.size(); i++) {
       assertThat(table.get(held.get(i)) != null).isEqualTo(i < 10);
     }
     assertThat(table.values()).hasSize(10);
+  }
+
+  @Test
+  void aShrunkTableHoldsTwiceWhatIsLeftBeforeItMustGrow() {
+    JobsById table = new JobsById();
+    for (int i = 0; i < 100_000; i++) {
+      table.put(job(new JobId(i, i)));
+    }
+    for (int i = 3_000; i < 100_000; i++) {
+      table.remove(new JobId(i, i));
+    }
+    table.shrink();
+    assertThat(table.capacity()).isEqualTo(16_384);
+    for (int i = 3_000; i < 6_000; i++) {
+      table.put(job(new JobId(i, i)));
+    }
+    assertThat(table.capacity()).isEqualTo(16_384);
+    for (int i = 0; i < 6_000; i++) {
+      assertThat(table.get(new JobId(i, i))).isNotNull();
+    }
+  }
+
+  @Test
+  void shrinkingWhileIteratingFailsFast() {
+    JobsById table = new JobsById();
+    for (int i = 0; i < 2_000; i++) {
+      table.put(job(new JobId(i, i)));
+    }
+    for (int i = 1; i < 2_000; i++) {
+      table.remove(new JobId(i, i));
+    }
+    Iterator<Job> jobs = table.values().iterator();
+    table.shrink();
+    assertThatThrownBy(jobs::next).isInstanceOf(ConcurrentModificationException.class);
   }
 
   @Test
