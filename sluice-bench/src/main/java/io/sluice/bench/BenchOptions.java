@@ -56,6 +56,8 @@ record BenchOptions(
 
   /** GET /metrics with many queues and budgets, and what scraping costs a drain; on its own. */
   static final String METRICS_WORKLOAD = "metrics";
+  /** The client's latency warm-up sends at most this many jobs (a second at the default rate). */
+  static final int MAX_LATENCY_WARMUP_JOBS = 500;
 
   static final String USAGE = """
       Usage: sluice-bench [options]
@@ -102,7 +104,10 @@ record BenchOptions(
         --client-threads N            bench event loops (default 2)
         --phase-timeout SEC           fail a phase that takes longer (default 120)
         --warmup-jobs N               unmeasured warm-up of the bench client before run 1, on a
-                                      throwaway server (or the --url one); 0 disables (default 20000)
+                                      throwaway server (or the --url one); 0 disables (default
+                                      200000, 12,500 bulk acks: the client's per-request code
+                                      reaches its last JIT tier after about 15,000 calls);
+                                      (b) sends a 40th of it, at most 500
         --server-warmup-runs N        unmeasured full-size rounds of (a), plus one of (b), on each
                                       measured server before its measured run, so its JIT has
                                       compiled the hot paths; 0 measures a cold server (default 0).
@@ -176,7 +181,7 @@ record BenchOptions(
     v.put("client-threads", "2");
     v.put("phase-timeout", "120");
     v.put("startup-timeout", "180");
-    v.put("warmup-jobs", "20000");
+    v.put("warmup-jobs", "200000");
     v.put("server-warmup-runs", "0");
     v.put("parked", "1000000");
     v.put("budgets", "8192");
@@ -327,12 +332,13 @@ record BenchOptions(
   }
 
   /**
-   * The same settings scaled down for the warm-up: enough requests for the JIT to compile the
-   * client's hot paths, so run 1 does not pay for compilation on the cores it shares with the server.
+   * The settings of the client's warm-up: enough requests for the JIT to compile the client's hot
+   * paths, so run 1 does not pay for compilation on the cores it shares with the server. The
+   * latency round stays short: it sends at the measured rate, so its length is wall time.
    */
   BenchOptions forWarmup() {
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
-        rate, Math.max(1, warmupJobs / 40), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
+        rate, Math.max(1, Math.min(MAX_LATENCY_WARMUP_JOBS, warmupJobs / 40)), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
         0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
         queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs, partitions);
   }

@@ -8,6 +8,19 @@ import org.junit.jupiter.api.Test;
 class BenchOptionsTest {
 
   @Test
+  void theClientWarmUpSendsTheThroughputJobsButAtMostASecondOfLatencyJobs() {
+    BenchOptions d = BenchOptions.parse(new String[0]);
+    assertThat(d.forWarmup().jobs()).isEqualTo(200_000);
+    assertThat(d.forWarmup().latencyJobs()).isEqualTo(500);
+
+    BenchOptions small = BenchOptions.parse(new String[] {"--warmup-jobs", "4000"});
+    assertThat(small.forWarmup().jobs()).isEqualTo(4_000);
+    assertThat(small.forWarmup().latencyJobs()).isEqualTo(100);
+    assertThat(BenchOptions.parse(new String[] {"--warmup-jobs", "1"}).forWarmup().latencyJobs())
+        .isEqualTo(1);
+  }
+
+  @Test
   void classicWorkloadsKeepTheirMeaning() {
     BenchOptions all = BenchOptions.parse(new String[0]);
     assertThat(all.workload()).isEqualTo("all");
