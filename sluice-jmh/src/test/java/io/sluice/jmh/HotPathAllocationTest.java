@@ -42,6 +42,12 @@ class HotPathAllocationTest {
    * parsed that string.
    */
   private static final long READ_ACK_BUDGET = 66;
+  /**
+   * 814 bytes when set (issue 17, session 23): the job, its enqueue's record and answer, the
+   * snapshot each delivery hands its stream, the dispatch's map entries, the completion's
+   * deletion and departure.
+   */
+  private static final long ENGINE_BUDGET = 1_220;
   private final WireBenchmark wire = new WireBenchmark();
 
   private static long bytesPerJob(Runnable round) {
@@ -103,6 +109,29 @@ class HotPathAllocationTest {
     } finally {
       store.close();
     }
+  }
+
+  /**
+   * A job's enqueue, delivery and acknowledgement through the engine alone. The enqueue requests
+   * are made before the count starts.
+   */
+  @Test
+  void enqueueingAndDrainingInTheEngine() {
+    EngineBenchmark engine = new EngineBenchmark();
+    engine.open();
+    com.sun.management.ThreadMXBean threads =
+        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long allocated = 0;
+    for (int i = 0; i < 2 * ROUNDS; i++) {
+      engine.nextJobs();
+      long before = threads.getCurrentThreadAllocatedBytes();
+      engine.enqueueAndDrain();
+      if (i >= ROUNDS) {
+        allocated += threads.getCurrentThreadAllocatedBytes() - before;
+      }
+    }
+    long perJob = allocated / ((long) ROUNDS * HotPathJobs.JOBS);
+    assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(ENGINE_BUDGET);
   }
 
   @Test
