@@ -6,31 +6,31 @@ import io.sluice.cli.SluiceServer;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
 import io.sluice.store.rocks.StoreConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A real Sluice server in this JVM over a test's temporary directory, on a fixed port so that a
- * restart comes back where clients expect it. Heartbeats every 200 ms keep stream tests fast.
+ * A real Sluice server in this JVM over a test's temporary directory. It first listens on a port
+ * the system picks, then keeps that port, so that a restart comes back where clients expect it.
+ * Heartbeats every 200 ms keep stream tests fast.
  */
 final class TestServer implements AutoCloseable {
   static final long HEARTBEAT_MS = 200;
   private static final AtomicInteger NAMES = new AtomicInteger();
 
   private final Path dataDir;
-  private final int port;
   private final TlsSettings tls;
   private SluiceServer server;
+  private int port;
 
-  private TestServer(Path dataDir, int port, TlsSettings tls) {
+  private TestServer(Path dataDir, TlsSettings tls) {
     this.dataDir = dataDir;
-    this.port = port;
     this.tls = tls;
+    // Port 0 at first: a port found free and then bound later can be taken in between by any
+    // client socket's ephemeral port, which made a test fail now and then.
     this.server = boot();
+    this.port = server.port();
   }
 
   static TestServer start(Path tempDir) {
@@ -39,7 +39,7 @@ final class TestServer implements AutoCloseable {
 
   /** A server whose primary listener serves HTTPS with {@code tls} (null: plain HTTP). */
   static TestServer start(Path tempDir, TlsSettings tls) {
-    return new TestServer(tempDir.resolve("data"), freePort(), tls);
+    return new TestServer(tempDir.resolve("data"), tls);
   }
 
   private SluiceServer boot() {
@@ -49,15 +49,6 @@ final class TestServer implements AutoCloseable {
         new ApiConfig("127.0.0.1", port, true, "127.0.0.1", 0, HEARTBEAT_MS, 2, tls, null),
         new EngineLoop.CommitModes(false, false),
         Clock.systemUTC());
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   String url() {
