@@ -105,9 +105,9 @@ record BenchOptions(
         --phase-timeout SEC           fail a phase that takes longer (default 120)
         --warmup-jobs N               unmeasured warm-up of the bench client before run 1, on a
                                       throwaway server (or the --url one); 0 disables (default
-                                      200000, 12,500 bulk acks: the client's per-request code
-                                      reaches its last JIT tier after about 15,000 calls);
-                                      (b) sends a 40th of it, at most 500
+                                      200000: with 20,000, C2 was still compiling the client's
+                                      per-request code in run 1); (b) sends a 40th of it, at
+                                      most 500
         --server-warmup-runs N        unmeasured full-size rounds of (a), plus one of (b), on each
                                       measured server before its measured run, so its JIT has
                                       compiled the hot paths; 0 measures a cold server (default 0).
@@ -338,9 +338,13 @@ record BenchOptions(
    */
   BenchOptions forWarmup() {
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
-        rate, Math.max(1, Math.min(MAX_LATENCY_WARMUP_JOBS, warmupJobs / 40)), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
+        rate, latencyWarmupJobs(), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
         0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
         queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs, partitions);
+  }
+
+  private int latencyWarmupJobs() {
+    return Math.max(1, Math.min(MAX_LATENCY_WARMUP_JOBS, warmupJobs / 40));
   }
 
   private static int nonNegative(Map<String, String> v, String name) {

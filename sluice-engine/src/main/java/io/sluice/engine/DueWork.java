@@ -39,12 +39,13 @@ final class DueWork {
   }
 
   void run(long nowMs) {
+    // First: it cannot fail, and a failure of the work below must not keep the table grown.
+    jobs.trim(nowMs);
     firing.fireDue(nowMs);
     for (Job job : placement.dueScheduled(nowMs, schedulerBatchSize)) {
       placement.makeReady(job, nowMs);
     }
     budgets.runDue(nowMs);
     reaper.runDue(nowMs);
-    jobs.trim(nowMs);
   }
 }

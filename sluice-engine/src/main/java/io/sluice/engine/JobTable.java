@@ -94,7 +94,7 @@ final class JobTable {
 
   /**
    * Shrinks the table of jobs by id once it has been oversized for {@link #SHRINK_AFTER_MS}, as
-   * seen at the end of each turn.
+   * seen by each turn's due work (after the turn's commands, before its commit).
    */
   void trim(long nowMs) {
     if (!jobs.oversized()) {
@@ -112,7 +112,7 @@ final class JobTable {
     return oversizedSinceMs == NOT_OVERSIZED ? Long.MAX_VALUE : oversizedSinceMs + SHRINK_AFTER_MS;
   }
 
-  /** Slots in the table of jobs by id, held or not. */
+  /** Slots in the table of jobs by id, held or not (for tests). */
   int capacity() {
     return jobs.capacity();
   }

@@ -57,7 +57,7 @@ final class JobsById {
     return size;
   }
 
-  /** Slots in the table, held or not. */
+  /** Slots in the table, held or not (for tests). */
   int capacity() {
     return jobs.length;
   }
@@ -112,9 +112,9 @@ final class JobsById {
   }
 
   /**
-   * Rehashes into the smallest table that holds twice the jobs held, so that the table can grow
-   * by as much again before it must grow. At 10 million jobs the slots take 640 MiB: this is how
-   * a drained burst gives them back.
+   * Rehashes into the smallest table that holds twice the jobs held at most half full, so the
+   * jobs held can double before it must grow. At 10 million jobs the slots take 640 MiB: this is
+   * how a drained burst gives them back.
    */
   void shrink() {
     int capacity = capacityFor(2L * size);

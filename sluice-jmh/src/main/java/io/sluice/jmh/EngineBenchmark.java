@@ -5,6 +5,7 @@ import io.sluice.engine.Engine;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.Turn;
 import io.sluice.engine.dispatch.JobSink;
+import io.sluice.engine.dispatch.WorkerSession;
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
@@ -30,9 +31,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * The engine's side of one job's life, without the wire or the store: a bulk enqueue of
  * {@link HotPathJobs#JOBS} jobs in one turn, then their drain by four take streams with a
  * prefetch of 16, each acknowledging its jobs in bulk and being refilled in the turn of its
- * acknowledgement, as the peer harness's throughput workload drives a server. Each turn ends as
- * the engine loop ends an inline commit: the turn's writes taken (and dropped here), new jobs
- * placed, then dispatch. Per job.
+ * acknowledgement, the shape of the peer harness's throughput workload. A turn ends as
+ * {@code EngineLoop.turn} ends one with an inline commit: the turn's writes taken (and dropped
+ * here), new jobs placed, a dispatch before the answers and one after. The streams are paced by
+ * their writes, as the server's are: each delivery is reported written in a turn of its own.
+ * Not modelled: the loop's idle turns, and turns that share several requests' commands. Per job.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,6 +57,9 @@ public class EngineBenchmark {
   static final class Worker implements JobSink {
     private final JobId[] held = new JobId[PREFETCH];
     private int holding;
+    private WorkerSession session;
+    /** A delivery the transport has not yet reported written. */
+    private boolean unreported;
     int received;
 
     @Override
@@ -62,6 +68,12 @@ public class EngineBenchmark {
         held[holding++] = job.id();
       }
       received += delivered.size();
+      unreported = true;
+    }
+
+    @Override
+    public boolean pacedByWrites() {
+      return true;
     }
 
     /** The ids held, as one bulk acknowledgement; the worker then holds none. */
@@ -77,7 +89,7 @@ public class EngineBenchmark {
     engine = new Engine(EngineConfig.defaults());
     for (int i = 0; i < STREAMS; i++) {
       Worker worker = new Worker();
-      engine.openSession(Set.of("bench"), PREFETCH, worker);
+      worker.session = engine.openSession(Set.of("bench"), PREFETCH, worker);
       workers.add(worker);
     }
   }
@@ -100,13 +112,21 @@ public class EngineBenchmark {
     endTurn();
     int acknowledged = 0;
     while (acknowledged < HotPathJobs.JOBS) {
+      int before = acknowledged;
       for (Worker worker : workers) {
         AckedIds ids = worker.acknowledge();
         if (ids.size() > 0) {
           acknowledged += ids.size();
-          engine.completeAll(ids, NOW_MS);
+          List<String> notInFlight = engine.completeAll(ids, NOW_MS);
+          if (!notInFlight.isEmpty()) {
+            throw new IllegalStateException("acknowledged but not in flight: " + notInFlight);
+          }
           endTurn();
         }
+      }
+      if (acknowledged == before) {
+        throw new IllegalStateException(
+            "no worker holds a job; " + acknowledged + " of " + HotPathJobs.JOBS + " acknowledged");
       }
     }
     return acknowledged;
@@ -115,10 +135,25 @@ public class EngineBenchmark {
   private void endTurn() {
     engine.runDue(NOW_MS);
     Turn turn = engine.takeTurn();
-    engine.committed(turn.newJobs(), NOW_MS);
-    engine.durable(turn);
-    engine.deliverCommitted(turn);
+    if (!turn.isEmpty()) {
+      engine.committed(turn.newJobs(), NOW_MS);
+      engine.durable(turn);
+      engine.deliverCommitted(turn);
+      engine.dispatch(NOW_MS);
+    }
     engine.dispatch(NOW_MS);
+    reportWrites();
+  }
+
+  /** Each delivery, once written, is reported in a turn of its own, as the server's streams do. */
+  private void reportWrites() {
+    for (Worker worker : workers) {
+      if (worker.unreported) {
+        worker.unreported = false;
+        engine.sessionWritten(worker.session);
+        endTurn();
+      }
+    }
   }
 
   /** Jobs the engine still holds. */

@@ -43,11 +43,11 @@ class HotPathAllocationTest {
    */
   private static final long READ_ACK_BUDGET = 66;
   /**
-   * 814 bytes when set (issue 17, session 23): the job, its enqueue's record and answer, the
+   * 846 bytes when set (issue 17, session 23): the job, its enqueue's record and answer, the
    * snapshot each delivery hands its stream, the dispatch's map entries, the completion's
-   * deletion and departure.
+   * deletion and departure; and about 6 of the benchmark's own, its acknowledgements' arrays.
    */
-  private static final long ENGINE_BUDGET = 1_220;
+  private static final long ENGINE_BUDGET = 1_270;
   private final WireBenchmark wire = new WireBenchmark();
 
   private static long bytesPerJob(Runnable round) {
