@@ -126,15 +126,21 @@ class JobsByIdTest {
     assertThat(table.values()).hasSize(10);
   }
 
-  @Test
-  void aShrunkTableHoldsTwiceWhatIsLeftBeforeItMustGrow() {
+  /** A table that held the ids (i, i) below {@code filled}; those below {@code left} remain. */
+  private static JobsById drainedTo(int filled, int left) {
     JobsById table = new JobsById();
-    for (int i = 0; i < 100_000; i++) {
+    for (int i = 0; i < filled; i++) {
       table.put(job(new JobId(i, i)));
     }
-    for (int i = 3_000; i < 100_000; i++) {
+    for (int i = left; i < filled; i++) {
       table.remove(new JobId(i, i));
     }
+    return table;
+  }
+
+  @Test
+  void aShrunkTableHoldsTwiceWhatIsLeftBeforeItMustGrow() {
+    JobsById table = drainedTo(100_000, 3_000);
     table.shrink();
     assertThat(table.capacity()).isEqualTo(16_384);
     for (int i = 3_000; i < 6_000; i++) {
@@ -148,13 +154,7 @@ class JobsByIdTest {
 
   @Test
   void shrinkingWhileIteratingFailsFast() {
-    JobsById table = new JobsById();
-    for (int i = 0; i < 2_000; i++) {
-      table.put(job(new JobId(i, i)));
-    }
-    for (int i = 1; i < 2_000; i++) {
-      table.remove(new JobId(i, i));
-    }
+    JobsById table = drainedTo(2_000, 1);
     Iterator<Job> jobs = table.values().iterator();
     table.shrink();
     assertThatThrownBy(jobs::next).isInstanceOf(ConcurrentModificationException.class);
