@@ -67,7 +67,7 @@ final class Completions {
    * ids that were not in flight, in request order.
    */
   List<String> completeAll(AckedIds ids, List<JobSettlement> settlements, long nowMs) {
-    Map<String, List<Settlement>> settled = settling.checkBulk(ids, settlements);
+    Map<JobId, List<Settlement>> settled = settling.checkBulk(ids, settlements);
     List<String> notFound = new ArrayList<>();
     for (int i = 0; i < ids.size(); i++) {
       JobId id = ids.id(i);
@@ -75,9 +75,7 @@ final class Completions {
       if (job == null || job.status() != JobStatus.IN_FLIGHT) {
         notFound.add(ids.text(i));
       } else {
-        // The usual acknowledgement settles nothing: no text rendered to look its id up.
-        settling.apply(job, settled.isEmpty() ? List.of()
-            : settled.getOrDefault(ids.text(i), List.of()), nowMs);
+        settling.apply(job, settled.getOrDefault(id, List.of()), nowMs);
         complete(job, nowMs);
       }
     }

@@ -55,29 +55,32 @@ final class Settling {
   }
 
   /**
-   * Checks the settlements of a bulk acknowledgement of {@code ids}, and returns them by job id.
-   * Each must name a job among {@code ids}, once; a job that is not in flight is not settled (it
-   * is reported not found, like any other).
+   * Checks the settlements of a bulk acknowledgement of {@code ids}, and returns those of the jobs
+   * in flight, by id. Each must name a job among {@code ids}, once; a job that is not in flight
+   * is not settled (it is reported not found, like any other).
    */
-  Map<String, List<Settlement>> checkBulk(AckedIds ids, List<JobSettlement> settlements) {
+  Map<JobId, List<Settlement>> checkBulk(AckedIds ids, List<JobSettlement> settlements) {
     if (settlements.isEmpty()) {
       // The usual acknowledgement: no set of its ids to build.
       return Map.of();
     }
     Set<String> acknowledged = new HashSet<>(ids.texts());
-    Map<String, List<Settlement>> byId = new HashMap<>();
+    Set<String> seen = new HashSet<>();
+    Map<JobId, List<Settlement>> byId = new HashMap<>();
     for (int i = 0; i < settlements.size(); i++) {
       JobSettlement settlement = settlements.get(i);
       String prefix = "settlements[" + i + "]: ";
       if (!acknowledged.contains(settlement.id())) {
         throw refused(prefix + "job " + settlement.id() + " is not in ids");
       }
-      if (byId.put(settlement.id(), settlement.budgets()) != null) {
+      if (!seen.add(settlement.id())) {
         throw refused(prefix + "job " + settlement.id() + " is settled more than once");
       }
-      Job job = jobs.get(JobId.parseOrNull(settlement.id()));
+      JobId id = JobId.parseOrNull(settlement.id());
+      Job job = jobs.get(id);
       if (job != null && job.status() == JobStatus.IN_FLIGHT) {
         check(job, settlement.budgets(), prefix);
+        byId.put(id, settlement.budgets());
       }
     }
     return byId;

@@ -44,8 +44,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class EngineBenchmark {
-  static final int STREAMS = 4;
-  static final int PREFETCH = 16;
+  private static final int STREAMS = 4;
+  /** A full prefetch window is one bulk acknowledgement, as in the wire benchmark's bodies. */
+  private static final int PREFETCH = HotPathJobs.ACK_IDS;
   private static final long NOW_MS = 1_764_000_000_000L;
 
   private final HotPathJobs jobs = new HotPathJobs();
