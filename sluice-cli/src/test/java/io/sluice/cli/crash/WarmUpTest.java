@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,8 +31,7 @@ class WarmUpTest {
 
   @Test
   void theDefaultWarmUpLeavesNothingBehind() throws Exception {
-    SluiceProcess server = SluiceProcess.start(root, logs.resolve("server.log"),
-        Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp), List.of());
+    SluiceProcess server = startWith();
     try {
       assertThat(server.output()).containsPattern(WARMED_UP);
       assertThat(server.output().split("\\(primary\\)", -1))
@@ -61,18 +61,13 @@ class WarmUpTest {
    */
   @Test
   void noRequestPathIsLeftThrownAwayWhenTheRealServerOpens() throws Exception {
-    SluiceProcess server = SluiceProcess.start(root, logs.resolve("server.log"),
-        Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp, "-XX:TieredStopAtLevel=1",
-            "-Xlog:jit+compilation=debug:stdout:none"), List.of());
+    SluiceProcess server = startWith("-XX:TieredStopAtLevel=1",
+        "-Xlog:jit+compilation=debug:stdout:none");
     try {
-      String output = server.output();
-      Matcher warmedUp = WARMED_UP.matcher(output);
-      assertThat(warmedUp.find()).as("the warm-up ran").isTrue();
+      StartUp startUp = StartUp.of(server);
       // A machine too busy to finish the warm-up in its time says nothing about this.
-      assumeTrue(warmedUp.group(1).equals("3000"), "the warm-up ran out of time");
-      int listening = output.indexOf("listening on " + server.uri("") + " (primary)");
-      assertThat(listening).isPositive();
-      List<String> log = output.substring(0, listening).lines().toList();
+      assumeTrue(startUp.jobsWarmedUp() == 3000, "the warm-up ran out of time");
+      List<String> log = startUp.untilPortOpens().lines().toList();
       assertThat(log).as("compilations are logged")
           .anyMatch(line -> line.contains("io.sluice.engine.EngineLoop::"));
       for (String method : List.of("io.sluice.engine.EngineLoop::turn ",
@@ -96,20 +91,44 @@ class WarmUpTest {
    */
   @Test
   void theWarmUpsGarbageIsCollectedBeforeThePortOpens() throws Exception {
-    SluiceProcess server = SluiceProcess.start(root, logs.resolve("server.log"),
-        Duration.ofSeconds(90), List.of("-Djava.io.tmpdir=" + tmp, "-XX:+UseSerialGC",
-            "-Xlog:gc:stdout:none"), List.of());
+    SluiceProcess server = startWith("-XX:+UseSerialGC", "-Xlog:gc:stdout:none");
     try {
-      String output = server.output();
-      Matcher warmedUp = WARMED_UP.matcher(output);
-      assertThat(warmedUp.find()).as("the warm-up ran").isTrue();
-      int listening = output.indexOf("listening on " + server.uri("") + " (primary)");
-      assertThat(listening).isPositive();
-      assertThat(output.substring(warmedUp.end(), listening))
+      assertThat(StartUp.of(server).afterWarmUpUntilPortOpens())
           .as("between the warm-up's end and the port opening")
           .contains("Pause Full (System.gc())");
     } finally {
       server.forceStop();
+    }
+  }
+
+  private SluiceProcess startWith(String... jvmFlags) throws Exception {
+    List<String> flags = new ArrayList<>(List.of("-Djava.io.tmpdir=" + tmp));
+    flags.addAll(List.of(jvmFlags));
+    return SluiceProcess.start(root, logs.resolve("server.log"), Duration.ofSeconds(90), flags,
+        List.of());
+  }
+
+  /** What a server printed before its port opened, and where the warm-up's last line ends. */
+  private record StartUp(String output, Matcher warmedUp, int portOpened) {
+    static StartUp of(SluiceProcess server) {
+      String output = server.output();
+      Matcher warmedUp = WARMED_UP.matcher(output);
+      assertThat(warmedUp.find()).as("the warm-up ran").isTrue();
+      int portOpened = output.indexOf("listening on " + server.uri("") + " (primary)");
+      assertThat(portOpened).isPositive();
+      return new StartUp(output, warmedUp, portOpened);
+    }
+
+    int jobsWarmedUp() {
+      return Integer.parseInt(warmedUp.group(1));
+    }
+
+    String untilPortOpens() {
+      return output.substring(0, portOpened);
+    }
+
+    String afterWarmUpUntilPortOpens() {
+      return output.substring(warmedUp.end(), portOpened);
     }
   }
 
