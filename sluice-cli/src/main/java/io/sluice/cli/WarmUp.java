@@ -78,11 +78,6 @@ final class WarmUp {
       if (dir != null) {
         deleteTree(dir);
       }
-      // The warm-up leaves the young generation full of its garbage and of objects that survive
-      // it. Left there, they make the first collection once the port is open the slowest of the
-      // server's life (16 ms at 500 jobs/s against 3 to 5 ms for the next ones): collected now,
-      // before anyone waits on the server, that pause is paid during start-up instead (20 ms).
-      System.gc();
     }
     return done;
   }

@@ -109,18 +109,14 @@ class WarmUpTest {
   }
 
   /** What a server printed before its port opened, and where the warm-up's last line ends. */
-  private record StartUp(String output, Matcher warmedUp, int portOpened) {
+  private record StartUp(String output, int jobsWarmedUp, int warmUpEnded, int portOpened) {
     static StartUp of(SluiceProcess server) {
       String output = server.output();
       Matcher warmedUp = WARMED_UP.matcher(output);
       assertThat(warmedUp.find()).as("the warm-up ran").isTrue();
       int portOpened = output.indexOf("listening on " + server.uri("") + " (primary)");
       assertThat(portOpened).isPositive();
-      return new StartUp(output, warmedUp, portOpened);
-    }
-
-    int jobsWarmedUp() {
-      return Integer.parseInt(warmedUp.group(1));
+      return new StartUp(output, Integer.parseInt(warmedUp.group(1)), warmedUp.end(), portOpened);
     }
 
     String untilPortOpens() {
@@ -128,14 +124,15 @@ class WarmUpTest {
     }
 
     String afterWarmUpUntilPortOpens() {
-      return output.substring(warmedUp.end(), portOpened);
+      return output.substring(warmUpEnded, portOpened);
     }
   }
 
   @Test
   void aStopDuringTheWarmUpEndsTheProcessCleanlyAndLeavesNothingBehind() throws Exception {
     SluiceProcess server = SluiceProcess.launch(root, logs.resolve("server.log"),
-        List.of("-Djava.io.tmpdir=" + tmp), List.of("--warm-up-jobs", "1000000"));
+        List.of("-Djava.io.tmpdir=" + tmp, "-XX:+UseSerialGC", "-Xlog:gc:stdout:none"),
+        List.of("--warm-up-jobs", "1000000"));
     try {
       long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (!server.output().contains("warming up") && System.nanoTime() < until) {
@@ -146,7 +143,9 @@ class WarmUpTest {
       assertThat(server.sigterm(Duration.ofSeconds(30))).as("exit status").isZero();
       assertThat(server.output()).contains("Stopped during the warm-up.")
           .as("the real server never opened its port")
-          .doesNotContain("listening on " + server.uri("") + " (primary)");
+          .doesNotContain("listening on " + server.uri("") + " (primary)")
+          .as("nor collected the warm-up's leftovers for it")
+          .doesNotContain("Pause Full (System.gc())");
       try (Stream<Path> left = Files.list(tmp)) {
         assertThat(left.map(path -> path.getFileName().toString()))
             .noneMatch(name -> name.startsWith("sluice-warm-up-"));
