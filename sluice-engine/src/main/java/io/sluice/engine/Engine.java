@@ -425,6 +425,17 @@ public final class Engine {
     rooms.jobs.publishAll();
   }
 
+  /**
+   * Everything a turn's commit unlocks, on the engine thread once it is durable: its new jobs
+   * placed, its departures out of the in-flight view, the deliveries that waited for it. A turn
+   * committed on the commit thread gets these in two steps instead (see {@link #durable}).
+   */
+  public void turnDurable(Turn turn, long nowMs) {
+    committed(turn.newJobs(), nowMs);
+    durable(turn);
+    deliverCommitted(turn);
+  }
+
   /** Called once a turn is durable; safe from the commit thread (touches only the view). */
   public void durable(Turn turn) {
     for (var departure : turn.departures()) {

@@ -438,9 +438,7 @@ public final class EngineLoop implements AutoCloseable {
       boolean dispatchFirst) {
     Throwable failure = write(turn.mutations(), false);
     if (failure == null) {
-      engine.committed(turn.newJobs(), nowMs);
-      engine.durable(turn);
-      engine.deliverCommitted(turn);
+      engine.turnDurable(turn, nowMs);
       if (dispatchFirst) {
         // Before the answers, which completing the futures below queues to their connections:
         // a job enqueued in this turn reaches its worker first.

@@ -137,9 +137,7 @@ public class EngineBenchmark {
     engine.runDue(NOW_MS);
     Turn turn = engine.takeTurn();
     if (!turn.isEmpty()) {
-      engine.committed(turn.newJobs(), NOW_MS);
-      engine.durable(turn);
-      engine.deliverCommitted(turn);
+      engine.turnDurable(turn, NOW_MS);
       engine.dispatch(NOW_MS);
     }
     engine.dispatch(NOW_MS);

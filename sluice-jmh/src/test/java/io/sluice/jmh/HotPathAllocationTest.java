@@ -70,7 +70,6 @@ class HotPathAllocationTest {
     return allocated / ((long) ROUNDS * HotPathJobs.JOBS);
   }
 
-
   @Test
   void readingABulkEnqueue() {
     long perJob = bytesPerJob(wire::readBulkEnqueue);
