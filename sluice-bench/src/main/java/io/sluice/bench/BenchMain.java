@@ -169,7 +169,8 @@ public final class BenchMain {
       }
       if (opt.runLatency()) {
         Map<String, Object> b = runWorkload(tag, "b", server, () -> {
-          LatencyResult r = new LatencyWorkload(opt, kit, endpoint).run(nonce);
+          LatencyResult r = new LatencyWorkload(opt, kit, endpoint).withServerCpu(serverCpuNanos)
+              .run(nonce);
           printIndented(tag, r.describe());
           return r.toMap();
         });
@@ -257,9 +258,11 @@ public final class BenchMain {
       summary.put("b_ok_runs", b.size());
       summary.put("b", m);
       if (!b.isEmpty()) {
-        System.out.printf("[b] enqueue->receive ms: p50 %s  p90 %s  p99 %s  p99.9 %s  max %s; enqueue->201 ms: p50 %s  p99 %s (%d of %d runs)%n",
+        String serverCpu = m.containsKey("server_cpu_us_per_job")
+            ? String.format("; server CPU %.1f us/job", num(m.get("server_cpu_us_per_job"))) : "";
+        System.out.printf("[b] enqueue->receive ms: p50 %s  p90 %s  p99 %s  p99.9 %s  max %s; enqueue->201 ms: p50 %s  p99 %s%s (%d of %d runs)%n",
             m.get("e2e_p50_ms"), m.get("e2e_p90_ms"), m.get("e2e_p99_ms"), m.get("e2e_p999_ms"), m.get("e2e_max_ms"),
-            m.get("enqueue_p50_ms"), m.get("enqueue_p99_ms"), b.size(), opt.runs());
+            m.get("enqueue_p50_ms"), m.get("enqueue_p99_ms"), serverCpu, b.size(), opt.runs());
       } else {
         System.out.println("[b] no verified run");
       }

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpMethod;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -28,11 +29,18 @@ final class LatencyWorkload {
   private final BenchOptions opt;
   private final ClientKit kit;
   private final Endpoint endpoint;
+  private LongSupplier serverCpuNanos = () -> -1;
 
   LatencyWorkload(BenchOptions opt, ClientKit kit, Endpoint endpoint) {
     this.opt = opt;
     this.kit = kit;
     this.endpoint = endpoint;
+  }
+
+  /** Reads the server process's CPU time (-1 if unknown) around the timed sending. */
+  LatencyWorkload withServerCpu(LongSupplier cpuNanos) {
+    this.serverCpuNanos = cpuNanos;
+    return this;
   }
 
   LatencyResult run(String nonce) {
@@ -73,6 +81,7 @@ final class LatencyWorkload {
       openConnections(senderCtx, enqueueClient, WARM_CONNECTIONS, "enqueue");
       openConnections(kit.context(0), ackClient, opt.workers(), "ack");
 
+      long serverCpu0 = serverCpuNanos.getAsLong();
       sender.start();
       long sendSeconds = (long) Math.ceil(jobs / opt.rate());
       try {
@@ -82,6 +91,7 @@ final class LatencyWorkload {
         throw new BenchFailure(e.getMessage() + " (" + tracker.received() + " of " + jobs + " jobs received)", e);
       }
 
+      long serverCpu1 = serverCpuNanos.getAsLong();
       closeAll(workers);
       Histogram e2e = new Histogram(3);
       for (LatencyWorker w : workers) {
@@ -90,7 +100,8 @@ final class LatencyWorkload {
       // Reading the sender's fields from here is safe: the tracker completed after its last 201.
       return new LatencyResult(jobs, opt.rate(), sender.achievedRate(), sender.maxLagNanos(), opt.workers(),
           opt.prefetch(), streamsReady, e2e, sender.enqueueHistogram(), tracker.received(), tracker.duplicates(),
-          tracker.strays(), tracker.ackErrors());
+          tracker.strays(), tracker.ackErrors(),
+          serverCpu0 < 0 || serverCpu1 < 0 ? -1 : serverCpu1 - serverCpu0);
     } finally {
       Await.quietly(sender.stop(), 2_000);
       closeAll(workers);
