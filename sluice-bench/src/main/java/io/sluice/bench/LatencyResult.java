@@ -4,7 +4,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
-/** Outcome of workload (b) for one run, with the human and the machine-readable rendering. */
+/**
+ * Outcome of workload (b) for one run, with the human and the machine-readable rendering. The
+ * server's CPU time is negative when unknown (a server this bench did not start).
+ */
 record LatencyResult(
     int jobs, double rate, double achievedRate, long maxSendLagNanos, int workers, int prefetch,
     boolean streamsReadyBeforeStart,
@@ -16,23 +19,22 @@ record LatencyResult(
   }
 
   /**
-   * The server's CPU per job while the jobs went through it one at a time: at a low rate each
-   * job pays for its own requests, answers and commits, which bulk traffic shares out. NaN when
-   * the bench did not start the server and cannot see its CPU.
+   * Everything the server's process spent while the jobs went through it, per job: at a low rate
+   * each job pays for its own requests, answers and commits, which bulk traffic shares out, and
+   * the server's idle and background work weighs more. NaN when unknown.
    */
   double serverMicrosPerJob() {
     return serverCpuNanos < 0 ? Double.NaN : serverCpuNanos / 1e3 / jobs;
   }
 
   String describe() {
-    double serverMicros = serverMicrosPerJob();
     return String.format(
         "[b] enqueue->receive ms: p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f  (%,d jobs at %.0f/s, achieved %.1f/s, max send lag %.2f ms%s)%n"
             + "[b] enqueue->201     ms: p50 %.3f  p99 %.3f  max %.3f%n"
             + "[b] verify  received %,d, duplicates %,d, strays %,d, ack errors %,d%s -> %s",
         ms(endToEnd, 50), ms(endToEnd, 90), ms(endToEnd, 99), ms(endToEnd, 99.9), ms(endToEnd.getMaxValue()),
         jobs, rate, achievedRate, ms(maxSendLagNanos),
-        Double.isNaN(serverMicros) ? "" : String.format("; server CPU %.1f us/job", serverMicros),
+        ThroughputResult.serverCpu(serverMicrosPerJob()),
         ms(enqueueToCreated, 50), ms(enqueueToCreated, 99), ms(enqueueToCreated.getMaxValue()),
         received, duplicates, strays, ackErrors,
         streamsReadyBeforeStart ? "" : ", (take stream heads not seen before start)",
@@ -56,9 +58,7 @@ record LatencyResult(
     m.put("enqueue_p50_ms", r(ms(enqueueToCreated, 50)));
     m.put("enqueue_p99_ms", r(ms(enqueueToCreated, 99)));
     m.put("enqueue_max_ms", r(ms(enqueueToCreated.getMaxValue())));
-    if (serverCpuNanos >= 0) {
-      m.put("server_cpu_us_per_job", ThroughputResult.round(serverMicrosPerJob(), 2));
-    }
+    ThroughputResult.putIfKnown(m, "server_cpu_us_per_job", serverMicrosPerJob());
     m.put("received", received);
     m.put("duplicates", duplicates);
     m.put("strays", strays);

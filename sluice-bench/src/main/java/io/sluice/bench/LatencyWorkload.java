@@ -37,7 +37,10 @@ final class LatencyWorkload {
     this.endpoint = endpoint;
   }
 
-  /** Reads the server process's CPU time (-1 if unknown) around the timed sending. */
+  /**
+   * Reads the server process's CPU time (nanoseconds, negative when unknown) from the first send
+   * until every job is received and acknowledged; returns this.
+   */
   LatencyWorkload withServerCpu(LongSupplier cpuNanos) {
     this.serverCpuNanos = cpuNanos;
     return this;
@@ -91,7 +94,7 @@ final class LatencyWorkload {
         throw new BenchFailure(e.getMessage() + " (" + tracker.received() + " of " + jobs + " jobs received)", e);
       }
 
-      long serverCpu1 = serverCpuNanos.getAsLong();
+      long serverCpu = ThroughputWorkload.spent(serverCpu0, serverCpuNanos.getAsLong());
       closeAll(workers);
       Histogram e2e = new Histogram(3);
       for (LatencyWorker w : workers) {
@@ -100,8 +103,7 @@ final class LatencyWorkload {
       // Reading the sender's fields from here is safe: the tracker completed after its last 201.
       return new LatencyResult(jobs, opt.rate(), sender.achievedRate(), sender.maxLagNanos(), opt.workers(),
           opt.prefetch(), streamsReady, e2e, sender.enqueueHistogram(), tracker.received(), tracker.duplicates(),
-          tracker.strays(), tracker.ackErrors(),
-          serverCpu0 < 0 || serverCpu1 < 0 ? -1 : serverCpu1 - serverCpu0);
+          tracker.strays(), tracker.ackErrors(), serverCpu);
     } finally {
       Await.quietly(sender.stop(), 2_000);
       closeAll(workers);

@@ -62,7 +62,7 @@ record ThroughputResult(
         tally.ackNotFound(), heartbeats, foreignLines, ok() ? "OK" : "FAILED").replace("[a]", label);
   }
 
-  private static String serverCpu(double microsPerJob) {
+  static String serverCpu(double microsPerJob) {
     return Double.isNaN(microsPerJob) ? "" : String.format("; server CPU %.1f us/job", microsPerJob);
   }
 
@@ -95,7 +95,7 @@ record ThroughputResult(
     return m;
   }
 
-  private static void putIfKnown(Map<String, Object> m, String key, double value) {
+  static void putIfKnown(Map<String, Object> m, String key, double value) {
     if (!Double.isNaN(value)) {
       m.put(key, round(value, 2));
     }

@@ -188,7 +188,8 @@ final class ThroughputWorkload {
   }
 
   /** CPU time between two readings, or -1 when either is unknown. */
-  private static long spent(long before, long after) {
+  /** CPU time between two readings, or -1 when either is unknown. */
+  static long spent(long before, long after) {
     return before < 0 || after < 0 ? -1 : after - before;
   }
 

@@ -22,7 +22,7 @@ class LatencyResultTest {
   }
 
   @Test
-  void serverCpuPerJobFromTheCpuTimeOfTheTimedSending() {
+  void serverCpuPerJobFromTheCpuTimeOfTheRun() {
     LatencyResult r = result(1_850_000_000L);
 
     assertThat(r.toMap()).containsEntry("server_cpu_us_per_job", 370.0);
