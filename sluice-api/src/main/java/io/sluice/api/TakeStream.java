@@ -27,6 +27,7 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -48,6 +49,10 @@ final class TakeStream implements JobSink {
   /** About how many bytes of one delivery are encoded and written at a time. */
   static final int PIECE_BYTES = 1 << 20;
 
+  private static final byte[] SSE_DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] SSE_END = {'\n', '\n'};
+  private static final byte[] NDJSON_END = {'\n'};
+
   private final Vertx vertx;
   private final Context context;
   private final HttpServerResponse response;
@@ -62,6 +67,8 @@ final class TakeStream implements JobSink {
   private long heartbeatTimer = -1;
   /** Where the stream's chunks go once its head is out, below Vert.x; null: through Vert.x. */
   private final RawChunks rawChunks;
+  /** Lays out the plain jobs of every delivery, reusing its buffer: one delivery at a time. */
+  private final PlainJobWriter plainJobs = new PlainJobWriter();
   /**
    * Set once the head's write has completed. Vert.x's own {@code headWritten()} is true as soon
    * as the head is handed to its queue, where a raw chunk could still pass it.
@@ -239,7 +246,8 @@ final class TakeStream implements JobSink {
   /**
    * Frames jobs from {@code from} on into {@code frames}, from its index {@code start}, until it
    * holds {@link #PIECE_BYTES} or the delivery ends, so the socket sees one write per piece;
-   * returns the index of the first job left out. JSON framings share one generator per piece;
+   * returns the index of the first job left out. In JSON framings a plain job is laid out
+   * straight into the frames, and a generator is made only for a piece with a job that is not;
    * MessagePack needs one per job, because its generator encodes a root value only when it closes.
    */
   private int encode(List<JobSnapshot> jobs, int from, ByteBuf frames, int start)
@@ -261,21 +269,31 @@ final class TakeStream implements JobSink {
       }
       return next;
     }
-    try (JsonGenerator gen = Format.JSON.mapper().getFactory().createGenerator(out)) {
-      gen.setRootValueSeparator(null);
-      PlainJobWriter writer = new PlainJobWriter();
-      while (next < jobs.size()
-          && frames.writerIndex() - start + gen.getOutputBuffered() < PIECE_BYTES) {
+    JsonGenerator gen = null;
+    try {
+      while (next < jobs.size() && frames.writerIndex() - start < PIECE_BYTES) {
         JobSnapshot job = jobs.get(next++);
         byte[] payload = payloadOf(job);
         if (payload == null) {
           continue;
         }
         if (format == StreamFormat.SSE) {
-          gen.writeRaw("data: ");
+          out.write(SSE_DATA);
         }
-        writer.writeJob(gen, job, payload);
-        gen.writeRaw(format == StreamFormat.SSE ? "\n\n" : "\n");
+        if (!plainJobs.writeJob(out, job, payload)) {
+          if (gen == null) {
+            gen = Format.JSON.mapper().getFactory().createGenerator(out);
+            gen.setRootValueSeparator(null);
+          }
+          JobWriter.writeJob(gen, job, payload);
+          // Into the frames before anything is written to them directly again.
+          gen.flush();
+        }
+        out.write(format == StreamFormat.SSE ? SSE_END : NDJSON_END);
+      }
+    } finally {
+      if (gen != null) {
+        gen.close();
       }
     }
     return next;

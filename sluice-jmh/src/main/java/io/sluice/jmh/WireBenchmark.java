@@ -9,6 +9,8 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -37,6 +39,7 @@ public class WireBenchmark {
   private final ByteArrayOutputStream out = new ByteArrayOutputStream(256 * 1024);
   private final byte[] idText = new byte[JobId.TEXT_LENGTH];
   private final List<byte[]> ackBodies = jobs.ackBodies();
+  private final PlainJobWriter loneDeliveries = new PlainJobWriter();
 
   @Benchmark
   @OperationsPerInvocation(HotPathJobs.JOBS)
@@ -81,6 +84,28 @@ public class WireBenchmark {
       gen.writeEndArray();
       gen.writeEndObject();
     });
+  }
+
+  /**
+   * Each job's take-stream line written as a delivery of its own, as at a low rate: laid out
+   * straight into the stream, with no generator (TakeStream makes one only for a job that is not
+   * plain).
+   */
+  @Benchmark
+  @OperationsPerInvocation(HotPathJobs.JOBS)
+  public int writeLoneDeliveries() {
+    out.reset();
+    try {
+      for (JobSnapshot job : jobs.jobs()) {
+        if (!loneDeliveries.writeJob(out, job, job.payload())) {
+          throw new IllegalStateException("the bench's jobs are plain");
+        }
+        out.write('\n');
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.size();
   }
 
   @Benchmark

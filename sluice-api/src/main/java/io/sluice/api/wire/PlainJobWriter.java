@@ -7,6 +7,7 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.RetentionPolicy;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -65,6 +66,20 @@ public final class PlainJobWriter {
     } else {
       JobWriter.writeJob(gen, job, payload);
     }
+  }
+
+  /**
+   * Writes a job as {@link #writeJob} does, straight to {@code out} without a generator, when it
+   * is plain; otherwise writes nothing and returns false, and only a generator can write it. A
+   * take stream delivering one job at a time would otherwise make a generator for each.
+   */
+  public boolean writeJob(OutputStream out, JobSnapshot job, byte[] payload) throws IOException {
+    if ((payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD) && layout.job(job, payload)) {
+      layout.append(END);
+      out.write(layout.utf8(), 0, layout.utf8Length());
+      return true;
+    }
+    return false;
   }
 
   /** A plain JSON generator: its own output would be what is laid out here. */

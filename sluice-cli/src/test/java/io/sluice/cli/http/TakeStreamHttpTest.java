@@ -82,6 +82,41 @@ class TakeStreamHttpTest {
       }
     }
 
+    /**
+     * Plain jobs are laid out straight into the delivery and the rest go through a generator: in
+     * one delivery, each line is still whole and in dispatch order.
+     */
+    @Test
+    void plainAndGeneratedJobsShareOneDelivery() {
+      String queue = uniqueName("mixed");
+      ObjectNode plain = job(queue, "plain");
+      plain.putObject("payload").put("n", 1);
+      ObjectNode limited = job(queue, "limited").put("retry_limit", 3);
+      limited.putObject("payload").put("n", 2);
+      ObjectNode large = job(queue, "large");
+      large.putObject("payload").put("text", "x".repeat(5000));
+      ObjectNode plainAgain = job(queue, "plain-again");
+      plainAgain.putObject("payload").put("n", 4);
+      List<ObjectNode> requests = List.of(plain, limited, large, plainAgain);
+      List<String> ids = new ArrayList<>();
+      for (ObjectNode request : requests) {
+        ids.add(id(server.enqueue(request)));
+      }
+
+      try (WorkerStream stream = server.take("queue=" + queue + "&prefetch=10")) {
+        List<JsonNode> delivered = stream.nextJobs(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+          JsonNode job = delivered.get(i);
+          assertThat(id(job)).isEqualTo(ids.get(i));
+          assertThat(job.get("type").asText()).isEqualTo(requests.get(i).get("type").asText());
+          assertThat(job.get("payload")).isEqualTo(requests.get(i).get("payload"));
+          server.ack(id(job));
+        }
+        assertThat(delivered.get(1).get("retry_limit").asInt()).isEqualTo(3);
+        assertThat(delivered.get(0).has("retry_limit")).isFalse();
+      }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {NDJSON_TYPE, "application/json", "*/*"})
     void ndjsonWhenAskedForIt(String accept) {
