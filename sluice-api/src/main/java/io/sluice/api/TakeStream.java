@@ -67,7 +67,10 @@ final class TakeStream implements JobSink {
   private long heartbeatTimer = -1;
   /** Where the stream's chunks go once its head is out, below Vert.x; null: through Vert.x. */
   private final RawChunks rawChunks;
-  /** Lays out the plain jobs of every delivery, reusing its buffer: one delivery at a time. */
+  /**
+   * Lays out the plain jobs of every delivery, reusing its buffer. Shared safely: {@link #encode}
+   * runs only on this stream's loop and copies each layout into the chunk before it returns.
+   */
   private final PlainJobWriter plainJobs = new PlainJobWriter();
   /**
    * Set once the head's write has completed. Vert.x's own {@code headWritten()} is true as soon
@@ -283,6 +286,7 @@ final class TakeStream implements JobSink {
         if (!plainJobs.writeJob(out, job, payload)) {
           if (gen == null) {
             gen = Format.JSON.mapper().getFactory().createGenerator(out);
+            // A piece may hold several generated jobs, each a root value: no space between them.
             gen.setRootValueSeparator(null);
           }
           JobWriter.writeJob(gen, job, payload);
@@ -291,10 +295,18 @@ final class TakeStream implements JobSink {
         }
         out.write(format == StreamFormat.SSE ? SSE_END : NDJSON_END);
       }
-    } finally {
+    } catch (Throwable e) {
       if (gen != null) {
-        gen.close();
+        try {
+          gen.close();
+        } catch (IOException | RuntimeException closing) {
+          e.addSuppressed(closing);
+        }
       }
+      throw e;
+    }
+    if (gen != null) {
+      gen.close();
     }
     return next;
   }

@@ -14,10 +14,10 @@ import java.util.Arrays;
 /**
  * Writes enqueue answers (API.md §8.2) and jobs (§6.1), the same as {@link JobWriter}. In JSON,
  * a plain job (no overrides, unique key, batch or budgets, and names that need no escaping) is
- * laid out here byte by byte and handed to the generator as one raw value: a bulk enqueue
- * answers every job and a take stream writes every job, and field-by-field generation was a
- * seventh of the event loop's time under bulk enqueue. Anything else goes through
- * {@link JobWriter}.
+ * laid out here byte by byte and handed to the generator as one raw value, or written straight to
+ * a stream with no generator at all: a bulk enqueue answers every job and a take stream writes
+ * every job, and field-by-field generation was a seventh of the event loop's time under bulk
+ * enqueue. Anything else goes through {@link JobWriter}.
  *
  * <p>One writer serves one body at a time: it reuses its buffer from job to job.
  */
@@ -69,9 +69,10 @@ public final class PlainJobWriter {
   }
 
   /**
-   * Writes a job as {@link #writeJob} does, straight to {@code out} without a generator, when it
-   * is plain; otherwise writes nothing and returns false, and only a generator can write it. A
-   * take stream delivering one job at a time would otherwise make a generator for each.
+   * Writes a job as {@link #writeJob(JsonGenerator, JobSnapshot, byte[])} does, straight to
+   * {@code out} without a generator, when it is plain and its payload is at most 4 KiB; otherwise
+   * writes nothing and returns false, and only a generator can write it. A take stream delivering
+   * one job at a time would otherwise make a generator for each.
    */
   public boolean writeJob(OutputStream out, JobSnapshot job, byte[] payload) throws IOException {
     if ((payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD) && layout.job(job, payload)) {

@@ -146,6 +146,33 @@ class PlainJobWriterTest {
     }
   }
 
+  /**
+   * Straight to a stream, without a generator: a job laid out is exactly the generic writer's
+   * JSON; a job declined writes nothing, so the caller can hand it to a generator instead.
+   */
+  @Test
+  void jobsLaidOutStraightToAStreamMatchTheGenericWriter() throws IOException {
+    SplittableRandom random = new SplittableRandom(65);
+    PlainJobWriter writer = new PlainJobWriter();
+    int laidOut = 0;
+    int declined = 0;
+    for (int i = 0; i < 2_000; i++) {
+      JobSnapshot job = job(random);
+      byte[] payload = PAYLOADS[random.nextInt(PAYLOADS.length)];
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      if (writer.writeJob(out, job, payload)) {
+        laidOut++;
+        assertThat(out.toString(StandardCharsets.UTF_8)).as("job %d", i)
+            .isEqualTo(encode(Format.JSON, gen -> JobWriter.writeJob(gen, job, payload)));
+      } else {
+        declined++;
+        assertThat(out.size()).as("bytes written for declined job %d", i).isZero();
+      }
+    }
+    assertThat(laidOut).as("jobs laid out").isPositive();
+    assertThat(declined).as("jobs declined").isPositive();
+  }
+
   private interface Jobs {
     void write(JsonGenerator gen, JobSnapshot job, byte[] payload) throws IOException;
   }
