@@ -27,7 +27,6 @@ import io.vertx.core.internal.buffer.BufferInternal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -48,10 +47,6 @@ final class TakeStream implements JobSink {
   private static final Logger LOG = LoggerFactory.getLogger(TakeStream.class);
   /** About how many bytes of one delivery are encoded and written at a time. */
   static final int PIECE_BYTES = 1 << 20;
-
-  private static final byte[] SSE_DATA = "data: ".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] SSE_END = {'\n', '\n'};
-  private static final byte[] NDJSON_END = {'\n'};
 
   private final Vertx vertx;
   private final Context context;
@@ -280,9 +275,7 @@ final class TakeStream implements JobSink {
         if (payload == null) {
           continue;
         }
-        if (format == StreamFormat.SSE) {
-          out.write(SSE_DATA);
-        }
+        format.writeJobStart(out);
         if (!plainJobs.writeJob(out, job, payload)) {
           if (gen == null) {
             gen = Format.JSON.mapper().getFactory().createGenerator(out);
@@ -293,7 +286,7 @@ final class TakeStream implements JobSink {
           // Into the frames before anything is written to them directly again.
           gen.flush();
         }
-        out.write(format == StreamFormat.SSE ? SSE_END : NDJSON_END);
+        format.writeJobEnd(out);
       }
     } catch (Throwable e) {
       if (gen != null) {

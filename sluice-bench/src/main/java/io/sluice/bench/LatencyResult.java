@@ -24,7 +24,7 @@ record LatencyResult(
    * the server's idle and background work weighs more. NaN when unknown.
    */
   double serverMicrosPerJob() {
-    return serverCpuNanos < 0 ? Double.NaN : serverCpuNanos / 1e3 / jobs;
+    return ThroughputResult.microsPerJob(serverCpuNanos, jobs);
   }
 
   String describe() {

@@ -31,6 +31,11 @@ record ThroughputResult(
   }
 
   private double microsPerJob(long cpuNanos) {
+    return microsPerJob(cpuNanos, jobs);
+  }
+
+  /** CPU time spread over jobs, in microseconds each; NaN when the time is unknown (negative). */
+  static double microsPerJob(long cpuNanos, int jobs) {
     return cpuNanos < 0 ? Double.NaN : cpuNanos / 1e3 / jobs;
   }
 

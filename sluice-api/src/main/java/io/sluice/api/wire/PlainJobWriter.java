@@ -59,9 +59,7 @@ public final class PlainJobWriter {
 
   /** A job, with its payload (stored canonical JSON) when {@code payload} is not null. */
   public void writeJob(JsonGenerator gen, JobSnapshot job, byte[] payload) throws IOException {
-    if (laysOut(gen) && (payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD)
-        && layout.job(job, payload)) {
-      layout.append(END);
+    if (laysOut(gen) && layOutJob(job, payload)) {
       gen.writeRawValue(layout);
     } else {
       JobWriter.writeJob(gen, job, payload);
@@ -75,12 +73,20 @@ public final class PlainJobWriter {
    * one job at a time would otherwise make a generator for each.
    */
   public boolean writeJob(OutputStream out, JobSnapshot job, byte[] payload) throws IOException {
-    if ((payload == null || payload.length <= MAX_LAID_OUT_PAYLOAD) && layout.job(job, payload)) {
-      layout.append(END);
-      out.write(layout.utf8(), 0, layout.utf8Length());
-      return true;
+    if (!layOutJob(job, payload)) {
+      return false;
     }
-    return false;
+    out.write(layout.utf8(), 0, layout.utf8Length());
+    return true;
+  }
+
+  /** Lays the whole job out, closing brace included; false when the generic writer must. */
+  private boolean layOutJob(JobSnapshot job, byte[] payload) {
+    if ((payload != null && payload.length > MAX_LAID_OUT_PAYLOAD) || !layout.job(job, payload)) {
+      return false;
+    }
+    layout.append(END);
+    return true;
   }
 
   /** A plain JSON generator: its own output would be what is laid out here. */
