@@ -343,7 +343,7 @@ public final class EngineLoop implements AutoCloseable {
 
   /** What the engine does after a turn. */
   private enum AfterTurn {
-    /** Commands were applied or are waiting: turn again. */
+    /** Commands are waiting, or a failed commit must be undone: turn again. */
     TURN_AGAIN,
     /** Nothing to do until a command arrives or the engine's next deadline. */
     SLEEP_UNTIL_DEADLINE,
@@ -402,7 +402,9 @@ public final class EngineLoop implements AutoCloseable {
         commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs, false);
       }
     }
-    if (applied == 0 && inbox.isEmpty() && poisonedBy == null) {
+    // Nothing left to apply: what the turn made due is the engine's next deadline, not a reason
+    // for a turn of its own.
+    if (inbox.isEmpty() && poisonedBy == null) {
       return AfterTurn.SLEEP_UNTIL_DEADLINE;
     }
     return AfterTurn.TURN_AGAIN;

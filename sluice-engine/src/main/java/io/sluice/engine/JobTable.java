@@ -174,6 +174,10 @@ final class JobTable {
 
   /** Publishes the counts of every queue changed since the last call (engine thread). */
   void publish() {
+    if (changedQueues.isEmpty()) {
+      // Most turns change no count; on C1 even an empty set's iterator is an allocation.
+      return;
+    }
     for (String queue : changedQueues) {
       long[] c = counts.get(queue);
       if (c == null) {

@@ -55,6 +55,11 @@ class HotPathAllocationTest {
    * deletion and departure; and about 6 of the benchmark's own, its acknowledgements' arrays.
    */
   private static final long ENGINE_BUDGET = 1_270;
+  /**
+   * 88 bytes when set (issue 17, session 26), per turn, mostly the turn's record of its writes;
+   * 184 while every turn also made iterators over its empty due lists and changed counts.
+   */
+  private static final long IDLE_TURN_BUDGET = 130;
   private final WireBenchmark wire = new WireBenchmark();
 
   private static long bytesPerJob(Runnable round) {
@@ -123,6 +128,19 @@ class HotPathAllocationTest {
     engine.open();
     long perJob = bytesPerJob(engine::nextJobs, engine::enqueueAndDrain);
     assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(ENGINE_BUDGET);
+  }
+
+  /** An engine turn with nothing to do, four streams open; per turn, not per job. */
+  @Test
+  void anIdleEngineTurn() {
+    EngineBenchmark engine = new EngineBenchmark();
+    engine.open();
+    long perTurn = bytesPerJob(() -> {
+      for (int i = 0; i < HotPathJobs.JOBS; i++) {
+        engine.idleTurn();
+      }
+    });
+    assertThat(perTurn).as("bytes allocated per idle turn").isLessThanOrEqualTo(IDLE_TURN_BUDGET);
   }
 
   @Test

@@ -532,8 +532,10 @@ public final class BudgetBook {
 
   /** Looks again at every head whose wake-up instant has come. */
   public void runDue(long nowMs) {
-    for (Job job : verdicts.takeDue(nowMs)) {
-      evaluate(job, nowMs);
+    // Indexed: asked at every engine turn, and on C1 an iterator is an allocation.
+    List<Job> due = verdicts.takeDue(nowMs);
+    for (int i = 0; i < due.size(); i++) {
+      evaluate(due.get(i), nowMs);
     }
     quietPools.forgetIdle(nowMs, forgetQuietAction);
   }

@@ -81,8 +81,8 @@ final class HeadVerdicts {
   /** Takes off every head whose wake-up instant has come. */
   List<Job> takeDue(long nowMs) {
     List<Job> due = wakes.pollDue(nowMs, Integer.MAX_VALUE);
-    for (Job job : due) {
-      wakeAtMs.remove(job);
+    for (int i = 0; i < due.size(); i++) {
+      wakeAtMs.remove(due.get(i));
     }
     return due;
   }

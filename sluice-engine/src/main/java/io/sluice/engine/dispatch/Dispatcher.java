@@ -220,7 +220,8 @@ public final class Dispatcher {
         progress = true;
       }
     }
-    for (WorkerSession session : sessions) {
+    for (int i = 0; i < sessions.size(); i++) {
+      WorkerSession session = sessions.get(i);
       if (session.holdsUncommitted()) {
         // The token state these jobs spent must be durable before a worker can run them.
         session.awaitCommit(pass);
@@ -251,7 +252,8 @@ public final class Dispatcher {
    * that left the stream meanwhile, and the stream may take jobs again.
    */
   public void committed(List<AwaitingCommit> deliveries) {
-    for (AwaitingCommit delivery : deliveries) {
+    for (int i = 0; i < deliveries.size(); i++) {
+      AwaitingCommit delivery = deliveries.get(i);
       if (delivery.session().commitDone(delivery.pass())) {
         dirty = true;
       }
@@ -309,8 +311,9 @@ public final class Dispatcher {
   }
 
   private void collectOffers() {
-    for (Job head : budgets.takeOffers()) {
-      ready.add(head);
+    List<Job> offers = budgets.takeOffers();
+    for (int i = 0; i < offers.size(); i++) {
+      ready.add(offers.get(i));
     }
   }
 

@@ -38,7 +38,8 @@ final class ReadyIndex {
 
   /** True when any of the given queues (all queues when null) has a candidate. */
   boolean offersTo(Set<String> queues) {
-    if (queues == null) {
+    if (queues == null || size == 0) {
+      // Also the common case of a pass after the only ready job left: no iterator made.
       return size > 0;
     }
     for (String queue : queues) {

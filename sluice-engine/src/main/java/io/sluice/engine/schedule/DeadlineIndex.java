@@ -37,6 +37,10 @@ public final class DeadlineIndex {
 
   /** Removes and returns up to {@code max} jobs whose deadline is at or before {@code nowMs}. */
   public List<Job> pollDue(long nowMs, int max) {
+    if (earliestMs() > nowMs) {
+      // The common case, asked at every engine turn: nothing made for it.
+      return List.of();
+    }
     List<Job> due = new ArrayList<>();
     while (due.size() < max && !jobs.isEmpty() && deadline.applyAsLong(jobs.first()) <= nowMs) {
       due.add(jobs.pollFirst());

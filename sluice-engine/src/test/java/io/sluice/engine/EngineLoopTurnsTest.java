@@ -1,0 +1,193 @@
+package io.sluice.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.engine.job.JobIdGenerator;
+import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.NewJob;
+import io.sluice.engine.store.MemoryJobStore;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * How many turns the hosted engine takes: one per burst of commands, none after it. At a low
+ * rate every job's enqueue, delivery report and acknowledgement is a burst of its own, and a turn
+ * with nothing to apply still runs due work, a dispatch pass and a publication. The host here
+ * runs its tasks only when the test says, on the test's thread, so every count is exact.
+ */
+class EngineLoopTurnsTest {
+  private final ManualHost host = new ManualHost();
+  private final JobIdGenerator ids = new JobIdGenerator();
+  private final ManualClock clock = new ManualClock();
+  private EngineLoop loop;
+
+  private void start(EngineLoop.CommitLimits limits) {
+    loop = new EngineLoop(new Engine(EngineConfig.defaults()), new MemoryJobStore(), clock,
+        new EngineLoop.CommitModes(false, false), limits);
+    loop.hostOn(host);
+    loop.start();
+    host.runQueued();
+  }
+
+  @AfterEach
+  void stop() {
+    if (loop != null) {
+      loop.close();
+      host.runQueued();
+    }
+  }
+
+  private CompletableFuture<List<JobSnapshot>> enqueue() {
+    NewJob job = new NewJob(ids.next(clock.millis()), "t", "q", NewJob.DEFAULT_PRIORITY, null,
+        null, null, null, "{}".getBytes(StandardCharsets.UTF_8));
+    return loop.submit(EngineLoop.Kind.ENQUEUE,
+        (engine, nowMs) -> engine.enqueue(List.of(job), nowMs));
+  }
+
+  @Test
+  void aCommandTakesOneTurnAndNoneAfterIt() {
+    start(EngineLoop.CommitLimits.DEFAULTS);
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue();
+
+    assertThat(host.runQueued()).as("turns").isEqualTo(1);
+    assertThat(enqueued).isCompleted();
+  }
+
+  @Test
+  void aJobEnqueuedForAWaitingWorkerReachesItInTheEnqueuesTurn() {
+    start(EngineLoop.CommitLimits.DEFAULTS);
+    List<JobSnapshot> received = new ArrayList<>();
+    loop.submit((engine, nowMs) -> engine.openSession(Set.of("q"), 0, received::addAll));
+    host.runQueued();
+
+    CompletableFuture<List<JobSnapshot>> enqueued = enqueue();
+
+    assertThat(host.runQueued()).as("turns").isEqualTo(1);
+    assertThat(received).extracting(JobSnapshot::id)
+        .containsExactly(enqueued.join().get(0).id());
+  }
+
+  @Test
+  void commandsLeftOverByACommitLimitGetTheNextTurn() {
+    start(new EngineLoop.CommitLimits(1, 1));
+
+    CompletableFuture<List<JobSnapshot>> first = enqueue();
+    CompletableFuture<List<JobSnapshot>> second = enqueue();
+
+    assertThat(host.runQueued()).as("turns").isEqualTo(2);
+    assertThat(first).isCompleted();
+    assertThat(second).isCompleted();
+  }
+
+  /**
+   * A single-threaded host driven by the test: tasks wait in a queue until {@link #runQueued};
+   * a scheduled task is only recorded (the tests here never let its time come).
+   */
+  private static final class ManualHost extends AbstractExecutorService
+      implements ScheduledExecutorService {
+    private final Queue<Runnable> queued = new ArrayDeque<>();
+    private boolean shutdown;
+
+    /** Runs the queued tasks, and those they queue, until none is left; returns how many ran. */
+    int runQueued() {
+      int ran = 0;
+      Runnable task;
+      while ((task = queued.poll()) != null) {
+        task.run();
+        ran++;
+      }
+      return ran;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+      queued.add(command);
+    }
+
+    /** Runs at once: the loop asks its host for the host's thread this way when moving onto it. */
+    @Override
+    public <T> java.util.concurrent.Future<T> submit(Callable<T> task) {
+      try {
+        return CompletableFuture.completedFuture(task.call());
+      } catch (Exception e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      return new NeverDue();
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+      return new NeverDue<>();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay,
+        long period, TimeUnit unit) {
+      return new NeverDue();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay,
+        long delay, TimeUnit unit) {
+      return new NeverDue();
+    }
+
+    @Override
+    public void shutdown() {
+      shutdown = true;
+    }
+
+    @Override
+    public List<Runnable> shutdownNow() {
+      shutdown = true;
+      return new ArrayList<>(queued);
+    }
+
+    @Override
+    public boolean isShutdown() {
+      return shutdown;
+    }
+
+    @Override
+    public boolean isTerminated() {
+      return shutdown && queued.isEmpty();
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+      return isTerminated();
+    }
+  }
+
+  /** A scheduled task whose time never comes; it can be cancelled. */
+  private static final class NeverDue<V> extends CompletableFuture<V>
+      implements ScheduledFuture<V> {
+    @Override
+    public long getDelay(TimeUnit unit) {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public int compareTo(Delayed other) {
+      return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+    }
+  }
+}
