@@ -127,6 +127,12 @@ public final class EngineLoop implements AutoCloseable {
   private final CommitLimits commitLimits;
   private final ConcurrentLinkedQueue<Pending<?>> inbox = new ConcurrentLinkedQueue<>();
   private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
+  /**
+   * Queued by {@link #close} once the engine has stopped, behind every turn it handed over: the
+   * commit thread then stops. It waits for work without a timeout, so an idle server's commit
+   * thread never wakes.
+   */
+  private static final CommitWork STOP_COMMITTING = new CommitWork(null, List.of(), null);
   /** Turns handed to the commit thread and not yet durable; inline commits wait for zero. */
   private final AtomicInteger pendingCommits = new AtomicInteger();
   private volatile Thread engineThread;
@@ -550,18 +556,15 @@ public final class EngineLoop implements AutoCloseable {
     List<CommitWork> batch = new ArrayList<>();
     while (true) {
       try {
-        CommitWork first = commits.poll(100, TimeUnit.MILLISECONDS);
-        if (first == null) {
-          if (!running && !engineThread.isAlive()) {
-            return;
-          }
-          continue;
+        CommitWork first = commits.take();
+        if (first == STOP_COMMITTING) {
+          return;
         }
         batch.add(first);
         Counts counts = new Counts();
         counts.add(first.counts().enqueues, first.counts().completions);
         CommitWork next;
-        while ((next = commits.peek()) != null
+        while ((next = commits.peek()) != null && next != STOP_COMMITTING
             && counts.admits(next.counts().enqueues, next.counts().completions, commitLimits)) {
           commits.poll();
           counts.add(next.counts().enqueues, next.counts().completions);
@@ -636,6 +639,7 @@ public final class EngineLoop implements AutoCloseable {
     leaveHost();
     LockSupport.unpark(engineThread);
     joinQuietly(engineThread);
+    commits.add(STOP_COMMITTING);
     joinQuietly(commitThread);
   }
 

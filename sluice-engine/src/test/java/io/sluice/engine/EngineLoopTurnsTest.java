@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * How many turns the hosted engine takes: one per burst of commands, none after it. At a low
  * rate every job's enqueue, delivery report and acknowledgement is a burst of its own, and a turn
  * with nothing to apply still runs due work, a dispatch pass and a publication. The host here
- * runs its tasks only when the test says, on the test's thread, so every count is exact.
+ * runs its tasks only when the test says, on the test's thread, so every count is exact. Also: an
+ * idle loop's commit thread does not wake.
  */
 class EngineLoopTurnsTest {
   private final ManualHost host = new ManualHost();
@@ -91,6 +92,31 @@ class EngineLoopTurnsTest {
     assertThat(host.runQueued()).as("turns").isEqualTo(2);
     assertThat(first).isCompleted();
     assertThat(second).isCompleted();
+  }
+
+  @Test
+  void theCommitThreadWaitsForWorkWithoutWakingAndStopsWithTheLoop() throws Exception {
+    start(EngineLoop.CommitLimits.DEFAULTS);
+    Thread committer = commitThread();
+
+    // It polled every 100 ms: ten wake-ups a second on an idle server.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (committer.getState() == Thread.State.RUNNABLE && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+    assertThat(committer.getState()).isEqualTo(Thread.State.WAITING);
+
+    loop.close();
+    committer.join(TimeUnit.SECONDS.toMillis(5));
+    assertThat(committer.isAlive()).isFalse();
+    loop = null;
+  }
+
+  /** The loop's commit thread: the one alive, as each test closes its loop. */
+  private static Thread commitThread() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(thread -> thread.getName().equals("sluice-commit") && thread.isAlive())
+        .findFirst().orElseThrow();
   }
 
   /**
