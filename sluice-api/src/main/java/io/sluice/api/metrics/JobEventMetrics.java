@@ -16,7 +16,6 @@ import io.prometheus.metrics.model.snapshots.Unit;
 import io.sluice.engine.EngineObserver;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,10 +26,11 @@ import java.util.function.ToLongFunction;
  * What the engine tells its observer, as metrics: jobs enqueued, completed, failed and dead per
  * queue, how long jobs waited and ran, and how long store commits took.
  *
- * <p>Job events come from the engine thread, once or twice per job, so they are counted in plain
- * per-queue tallies ({@link QueueTally}) and copied for scrapes each time the engine publishes
- * its state; a scrape builds the families from those copies. Counting every job through the
- * library's thread-safe data points cost the drain about 5%. A series appears once it counts.
+ * <p>Job events come from the engine thread, once or twice per job, so they are counted in
+ * single-writer per-queue tallies ({@link QueueTally}) that a scrape reads as they stand and
+ * builds the families from. Counting every job through the library's thread-safe data points cost
+ * the drain about 5%; copying the tallies at every engine turn cost a low rate about 1.4% of the
+ * server's CPU. A series appears once it counts.
  * Commit times come from the commit thread too and go straight to a library histogram.
  */
 final class JobEventMetrics implements EngineObserver, MultiCollector {
@@ -59,11 +59,8 @@ final class JobEventMetrics implements EngineObserver, MultiCollector {
   private static final MetricMetadata RUN = new MetricMetadata("sluice_job_run_seconds",
       "Time from a job's dispatch to its success or failure report", Unit.SECONDS);
 
-  /** Queue → its tally; engine thread only. */
-  private final Map<String, QueueTally> tallies = new HashMap<>();
-  private final List<QueueTally> changed = new ArrayList<>();
-  /** Queue → its tally as last published; read by scrapes. */
-  private final Map<String, QueueTally.Snapshot> published = new ConcurrentHashMap<>();
+  /** Queue → its tally; added to by the engine thread, read by scrapes. */
+  private final Map<String, QueueTally> tallies = new ConcurrentHashMap<>();
   private final DistributionDataPoint bufferedCommits;
   private final DistributionDataPoint syncedCommits;
 
@@ -91,10 +88,6 @@ final class JobEventMetrics implements EngineObserver, MultiCollector {
       tally = new QueueTally(queue, JOB_SECONDS);
       tallies.put(queue, tally);
     }
-    if (!tally.changed) {
-      tally.changed = true;
-      changed.add(tally);
-    }
     return tally;
   }
 
@@ -119,31 +112,19 @@ final class JobEventMetrics implements EngineObserver, MultiCollector {
   }
 
   @Override
-  public void published() {
-    if (changed.isEmpty()) {
-      return;
-    }
-    for (QueueTally tally : changed) {
-      QueueTally.Snapshot snapshot = tally.snapshot();
-      published.put(snapshot.queue(), snapshot);
-      tally.changed = false;
-    }
-    changed.clear();
-  }
-
-  @Override
   public void committed(boolean synced, long nanos) {
     (synced ? syncedCommits : bufferedCommits).observe(nanos / NANOS_PER_SECOND);
   }
 
   // ---- the scrape's side ---------------------------------------------------------------------
 
-  /** The counters summed over queues, as last published. */
+  /** The counters summed over queues. */
   JobTotals totals() {
     long enqueued = 0;
     long completed = 0;
     long failed = 0;
-    for (QueueTally.Snapshot queue : published.values()) {
+    for (QueueTally tally : tallies.values()) {
+      QueueTally.Snapshot queue = tally.snapshot();
       enqueued += queue.enqueued();
       completed += queue.completed();
       failed += queue.failed();
@@ -153,7 +134,10 @@ final class JobEventMetrics implements EngineObserver, MultiCollector {
 
   @Override
   public MetricSnapshots collect() {
-    List<QueueTally.Snapshot> queues = new ArrayList<>(published.values());
+    List<QueueTally.Snapshot> queues = new ArrayList<>();
+    for (QueueTally tally : tallies.values()) {
+      queues.add(tally.snapshot());
+    }
     queues.sort((a, b) -> a.queue().compareTo(b.queue()));
     return new MetricSnapshots(
         counter(ENQUEUED, queues, QueueTally.Snapshot::enqueued),
