@@ -400,6 +400,16 @@ public final class Engine {
   }
 
   /**
+   * True when the turn just ended left work for another one, though no command waits: writes
+   * made after the turn was taken (a dispatch that closes an open batch deletes its pointer), or
+   * a dispatch pass made due after the last one (a commit that released held deliveries).
+   */
+  public boolean hasWorkLeft() {
+    return rooms.writes.hasWrites() || rooms.dispatcher.hasDepartures()
+        || rooms.budgets.hasChangedTokenStates() || rooms.dispatcher.passDue();
+  }
+
+  /**
    * True when the last dispatch left deliveries that wait for the commit of their durable
    * budgets' token state (X4): the loop must take and commit a turn now, not wait for the next
    * command.

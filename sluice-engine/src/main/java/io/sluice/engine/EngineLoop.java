@@ -52,6 +52,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class EngineLoop implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
+  /**
+   * Queued by the engine's thread as its last act once the loop is closed, so behind every turn
+   * it handed over: the commit thread then stops. It waits for work without a timeout, so an
+   * idle server's commit thread never wakes.
+   */
+  private static final CommitWork STOP_COMMITTING = new CommitWork(null, List.of(), null);
   private static final int MAX_COMMANDS_PER_TURN = 4096;
 
   /** A state change or read, applied on the engine thread with the turn's time. */
@@ -127,12 +133,6 @@ public final class EngineLoop implements AutoCloseable {
   private final CommitLimits commitLimits;
   private final ConcurrentLinkedQueue<Pending<?>> inbox = new ConcurrentLinkedQueue<>();
   private final BlockingQueue<CommitWork> commits = new LinkedBlockingQueue<>();
-  /**
-   * Queued by {@link #close} once the engine has stopped, behind every turn it handed over: the
-   * commit thread then stops. It waits for work without a timeout, so an idle server's commit
-   * thread never wakes.
-   */
-  private static final CommitWork STOP_COMMITTING = new CommitWork(null, List.of(), null);
   /** Turns handed to the commit thread and not yet durable; inline commits wait for zero. */
   private final AtomicInteger pendingCommits = new AtomicInteger();
   private volatile Thread engineThread;
@@ -349,7 +349,7 @@ public final class EngineLoop implements AutoCloseable {
 
   /** What the engine does after a turn. */
   private enum AfterTurn {
-    /** Commands are waiting, or a failed commit must be undone: turn again. */
+    /** Commands or writes are waiting, or a failed commit must be undone: turn again. */
     TURN_AGAIN,
     /** Nothing to do until a command arrives or the engine's next deadline. */
     SLEEP_UNTIL_DEADLINE,
@@ -364,6 +364,9 @@ public final class EngineLoop implements AutoCloseable {
         case SLEEP_UNTIL_DEADLINE -> park(engine.nextDeadlineMs());
         case WAIT_FOR_COMMIT_THREAD -> LockSupport.park(this);
       }
+    }
+    if (!handingOver) {
+      commits.add(STOP_COMMITTING);
     }
   }
 
@@ -408,9 +411,9 @@ public final class EngineLoop implements AutoCloseable {
         commitTurn(engine.takeTurn(), new ArrayList<>(), new Counts(), nowMs, false);
       }
     }
-    // Nothing left to apply: what the turn made due is the engine's next deadline, not a reason
-    // for a turn of its own.
-    if (inbox.isEmpty() && poisonedBy == null) {
+    // Nothing left to apply or to write: what the turn made due is the engine's next deadline,
+    // not a reason for a turn of its own.
+    if (inbox.isEmpty() && poisonedBy == null && !engine.hasWorkLeft()) {
       return AfterTurn.SLEEP_UNTIL_DEADLINE;
     }
     return AfterTurn.TURN_AGAIN;
@@ -635,11 +638,16 @@ public final class EngineLoop implements AutoCloseable {
       return;
     }
     running = false;
-    // The engine's own thread takes what is left in the inbox, then stops.
+    boolean onHost = Thread.currentThread() == hostThread;
+    // The engine's own thread takes what is left in the inbox, then stops, and the commit thread
+    // after it.
     leaveHost();
+    if (onHost) {
+      // The engine leaves only once this task of the host's ends: waiting here would wait for it.
+      return;
+    }
     LockSupport.unpark(engineThread);
     joinQuietly(engineThread);
-    commits.add(STOP_COMMITTING);
     joinQuietly(commitThread);
   }
 

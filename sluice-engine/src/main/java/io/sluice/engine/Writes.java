@@ -26,6 +26,11 @@ final class Writes {
     turn.write(mutation);
   }
 
+  /** True when something was written since the turn was last taken. */
+  boolean hasWrites() {
+    return !turn.mutations().isEmpty() || !turn.newJobs().isEmpty();
+  }
+
   /** A new job that becomes dispatchable once this turn is durable. */
   void indexAfterCommit(Job job) {
     turn.indexAfterCommit(job);

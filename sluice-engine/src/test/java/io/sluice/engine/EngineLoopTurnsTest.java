@@ -2,13 +2,16 @@ package io.sluice.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.engine.job.BatchConfig;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.store.MemoryJobStore;
+import io.sluice.engine.store.Mutation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -35,12 +38,30 @@ class EngineLoopTurnsTest {
   private final ManualClock clock = new ManualClock();
   private EngineLoop loop;
 
+  private final MemoryJobStore store = new MemoryJobStore();
+  /** The commit thread of the loop started here. */
+  private Thread committer;
+
   private void start(EngineLoop.CommitLimits limits) {
-    loop = new EngineLoop(new Engine(EngineConfig.defaults()), new MemoryJobStore(), clock,
+    Set<Thread> before = commitThreads();
+    loop = new EngineLoop(new Engine(EngineConfig.defaults()), store, clock,
         new EngineLoop.CommitModes(false, false), limits);
     loop.hostOn(host);
     loop.start();
     host.runQueued();
+    Set<Thread> started = commitThreads();
+    started.removeAll(before);
+    committer = started.iterator().next();
+  }
+
+  private static Set<Thread> commitThreads() {
+    Set<Thread> threads = new HashSet<>();
+    for (Thread thread : Thread.getAllStackTraces().keySet()) {
+      if (thread.getName().equals("sluice-commit")) {
+        threads.add(thread);
+      }
+    }
+    return threads;
   }
 
   @AfterEach
@@ -83,6 +104,28 @@ class EngineLoopTurnsTest {
   }
 
   @Test
+  void aDispatchThatClosesABatchHasItsWriteCommittedInATurnOfItsOwn() {
+    start(EngineLoop.CommitLimits.DEFAULTS);
+    List<JobSnapshot> received = new ArrayList<>();
+    loop.submit((engine, nowMs) -> engine.openSession(Set.of("q"), 0, received::addAll));
+    host.runQueued();
+
+    NewJob batched = new NewJob(ids.next(clock.millis()), "t", "q", NewJob.DEFAULT_PRIORITY, null,
+        null, null, null, "[1]".getBytes(StandardCharsets.UTF_8), List.of(), null,
+        new BatchConfig("k", "max:3", "concat"));
+    loop.submit(EngineLoop.Kind.ENQUEUE,
+        (engine, nowMs) -> engine.enqueue(List.of(batched), nowMs));
+
+    // The enqueue's turn writes the open batch's pointer, then dispatches the job, which closes
+    // the batch: that deletion must reach the store without waiting for another command.
+    assertThat(host.runQueued()).as("turns").isEqualTo(2);
+    assertThat(received).hasSize(1);
+    List<String> openBatches = new ArrayList<>();
+    store.scanPointers(Mutation.Pointer.OPEN_BATCH, (key, id) -> openBatches.add(key));
+    assertThat(openBatches).isEmpty();
+  }
+
+  @Test
   void commandsLeftOverByACommitLimitGetTheNextTurn() {
     start(new EngineLoop.CommitLimits(1, 1));
 
@@ -97,7 +140,6 @@ class EngineLoopTurnsTest {
   @Test
   void theCommitThreadWaitsForWorkWithoutWakingAndStopsWithTheLoop() throws Exception {
     start(EngineLoop.CommitLimits.DEFAULTS);
-    Thread committer = commitThread();
 
     // It polled every 100 ms: ten wake-ups a second on an idle server.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -106,17 +148,13 @@ class EngineLoopTurnsTest {
     }
     assertThat(committer.getState()).isEqualTo(Thread.State.WAITING);
 
+    // Closed on its host, the loop leaves it in a task of the host's: the engine's own thread
+    // then stops, and the commit thread after it.
     loop.close();
+    host.runQueued();
     committer.join(TimeUnit.SECONDS.toMillis(5));
     assertThat(committer.isAlive()).isFalse();
     loop = null;
-  }
-
-  /** The loop's commit thread: the one alive, as each test closes its loop. */
-  private static Thread commitThread() {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(thread -> thread.getName().equals("sluice-commit") && thread.isAlive())
-        .findFirst().orElseThrow();
   }
 
   /**

@@ -35,7 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code EngineLoop.turn} ends one with an inline commit: the turn's writes taken (and dropped
  * here), new jobs placed, a dispatch before the answers and one after. The streams are paced by
  * their writes, as the server's are: each delivery is reported written in a turn of its own.
- * Not modelled: the loop's idle turns, and turns that share several requests' commands. Per job.
+ * Not modelled: turns that share several requests' commands ({@link IdleTurnBenchmark} has a
+ * turn's fixed part on its own). Per job.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -131,17 +132,6 @@ public class EngineBenchmark {
       }
     }
     return acknowledged;
-  }
-
-  /**
-   * A turn with nothing to apply, made due or dispatched, the four streams open and idle: the
-   * fixed part of every turn, which at a low rate each command pays on its own (an enqueue, a
-   * delivery's report, an acknowledgement). Per turn.
-   */
-  @Benchmark
-  public int idleTurn() {
-    endTurn();
-    return engine.jobCount();
   }
 
   private void endTurn() {

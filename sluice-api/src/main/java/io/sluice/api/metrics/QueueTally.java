@@ -2,8 +2,8 @@ package io.sluice.api.metrics;
 
 /**
  * One queue's job events as the engine thread counts them, in plain fields: only that thread
- * writes. A scrape reads them where they stand ({@link #snapshot}), fenced against the fence
- * the engine makes at the end of each turn ({@link JobEventMetrics#published}): it sees every
+ * writes. A scrape reads them where they stand ({@link #snapshot}) after reading the volatile
+ * count of turns the engine writes at the end of each ({@link JobEventMetrics}): it sees every
  * count of the turns before, and perhaps some of the turn under way (64-bit fields are not torn
  * on the 64-bit JVMs Sluice runs on). Nothing is copied per turn, and no count pays for an
  * atomic or a VarHandle access, which C1 does not inline (12 ns against 1 per count).
@@ -63,7 +63,7 @@ final class QueueTally {
     return i;
   }
 
-  /** Any thread, after an acquire fence. */
+  /** Any thread, after reading the turns published. */
   Snapshot snapshot() {
     return new Snapshot(queue, enqueued, completed, failed, dead, waitBuckets.clone(), waitSum,
         runBuckets.clone(), runSum);

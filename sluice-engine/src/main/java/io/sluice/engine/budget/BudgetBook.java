@@ -250,6 +250,11 @@ public final class BudgetBook {
    * since the last call, by {@link Pool#storeKey}, for the turn's commit batch (X4); null for a
    * partition forgotten since, whose record goes.
    */
+  /** True when a durable budget's token state changed since it was last taken. */
+  public boolean hasChangedTokenStates() {
+    return !tokenStateChanged.isEmpty();
+  }
+
   public Map<String, BucketState> takeChangedTokenStates() {
     if (tokenStateChanged.isEmpty()) {
       return Map.of();

@@ -349,6 +349,19 @@ public final class Dispatcher {
   }
 
   /** Hands over this turn's departures (engine thread). */
+  /**
+   * True when a dispatch pass would have something to do: something changed what the streams
+   * may take, or budget heads became able to pay, and there is a stream to take them.
+   */
+  public boolean passDue() {
+    return (dirty || budgets.hasOffers()) && !sessions.isEmpty();
+  }
+
+  /** True when jobs left flight since the departures were last taken. */
+  public boolean hasDepartures() {
+    return !departed.isEmpty();
+  }
+
   public List<Departure> takeDepartures() {
     if (departed.isEmpty()) {
       return List.of();
