@@ -2,6 +2,8 @@ package io.sluice.store.rocks;
 
 import io.sluice.engine.job.JobId;
 import io.sluice.engine.store.IndexEntry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,16 @@ final class UnfinishedIndex {
   private final IdSet all = new IdSet();
   private final Map<String, IdSet> byQueue = new ConcurrentHashMap<>();
   private final Map<String, IdSet> byType = new ConcurrentHashMap<>();
+  /**
+   * Sets left empty, each listed once. They are dropped together, those still empty, once
+   * {@link #PRUNE_AT} are listed, so names that come and go do not pile up; a set that empties
+   * and fills again, as a quiet queue's does with each job, is neither dropped nor made anew.
+   */
+  private final List<Emptied> emptied = new ArrayList<>();
+
+  static final int PRUNE_AT = 64;
+
+  private record Emptied(Map<String, IdSet> sets, String name, IdSet set) {}
 
   /**
    * Moves {@code id} from what it was indexed under to what it is now (null: nothing, the job
@@ -72,20 +84,38 @@ final class UnfinishedIndex {
     return set == null ? NONE : set.cursor(descending);
   }
 
-  private static void join(Map<String, IdSet> sets, String name, JobId id) {
+  private void join(Map<String, IdSet> sets, String name, JobId id) {
     if (name != null) {
       sets.computeIfAbsent(name, unused -> new IdSet()).add(id);
     }
   }
 
-  /** A set left empty goes, so names that come and go do not pile up. */
-  private static void leave(Map<String, IdSet> sets, String name, JobId id) {
+  private void leave(Map<String, IdSet> sets, String name, JobId id) {
     if (name == null) {
       return;
     }
     IdSet set = sets.get(name);
-    if (set != null && set.remove(id) && set.isEmpty()) {
-      sets.remove(name, set);
+    if (set != null && set.remove(id) && set.isEmpty() && !set.listedEmpty) {
+      set.listedEmpty = true;
+      emptied.add(new Emptied(sets, name, set));
+      if (emptied.size() >= PRUNE_AT) {
+        prune();
+      }
     }
+  }
+
+  private void prune() {
+    for (Emptied left : emptied) {
+      left.set().listedEmpty = false;
+      if (left.set().isEmpty()) {
+        left.sets().remove(left.name(), left.set());
+      }
+    }
+    emptied.clear();
+  }
+
+  /** Queue and type sets held, empty ones included. */
+  int setsHeld() {
+    return byQueue.size() + byType.size();
   }
 }

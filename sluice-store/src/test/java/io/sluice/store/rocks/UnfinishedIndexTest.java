@@ -27,6 +27,51 @@ class UnfinishedIndexTest {
   }
 
   @Test
+  void aQueueThatEmptiesAndFillsAgainKeepsItsSets() {
+    IndexEntry ready = entry("emails", "send", JobStatus.READY);
+    for (int i = 1; i <= 3 * UnfinishedIndex.PRUNE_AT; i++) {
+      JobId job = new JobId(2, i);
+      index.move(job, null, ready);
+      index.move(job, ready, null);
+    }
+
+    assertThat(index.setsHeld()).isEqualTo(2);
+    assertThat(ids(index.queue("emails", false))).isEmpty();
+    index.move(a, null, ready);
+    assertThat(ids(index.queue("emails", false))).containsExactly(a);
+  }
+
+  @Test
+  void namesThatComeAndGoDoNotPileUp() {
+    for (int i = 1; i <= 1_000; i++) {
+      IndexEntry ready = entry("tenant-" + i, "send-" + i, JobStatus.READY);
+      JobId job = new JobId(2, i);
+      index.move(job, null, ready);
+      index.move(job, ready, null);
+    }
+
+    assertThat(index.setsHeld()).isLessThan(2 * UnfinishedIndex.PRUNE_AT);
+    assertThat(ids(index.queue("tenant-1000", false))).isEmpty();
+  }
+
+  @Test
+  void aSetFilledAgainBeforeThePruneIsKept() {
+    IndexEntry kept = entry("kept", "send", JobStatus.READY);
+    index.move(a, null, kept);
+    index.move(a, kept, null);
+    index.move(b, null, kept);
+    for (int i = 1; i <= UnfinishedIndex.PRUNE_AT; i++) {
+      IndexEntry passing = entry("q-" + i, "t-" + i, JobStatus.READY);
+      JobId job = new JobId(2, i);
+      index.move(job, null, passing);
+      index.move(job, passing, null);
+    }
+
+    assertThat(ids(index.queue("kept", false))).containsExactly(b);
+    assertThat(ids(index.type("send", false))).containsExactly(b);
+  }
+
+  @Test
   void listsUnfinishedJobsByQueueAndTypeInIdOrder() {
     index.move(b, null, entry("emails", "send", JobStatus.READY));
     index.move(a, null, entry("emails", "render", JobStatus.SCHEDULED));
