@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.http.Exchange;
 import io.sluice.api.http.PathSegments;
@@ -15,6 +16,7 @@ import io.sluice.api.wire.Negotiation;
 import io.sluice.api.wire.PlainJobWriter;
 import io.sluice.api.wire.SettlementParser;
 import io.sluice.api.wire.StreamFormat;
+import io.sluice.engine.Engine;
 import io.sluice.engine.EngineLoop;
 import io.sluice.engine.SluiceException;
 import io.sluice.engine.budget.Settlement;
@@ -30,10 +32,13 @@ import io.sluice.engine.store.JobStore;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
+import java.io.IOException;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /** The job endpoints of API.md §8.1–§8.8, §8.11–§8.14 and §10. */
 final class JobRoutes {
@@ -105,17 +110,70 @@ final class JobRoutes {
   private void enqueue(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.rawBody(), body -> {
-      NewJob job = new EnqueueParser(ex.requestFormat())
-          .readOne(body, () -> ids.next(clock.millis()));
-      ex.respond(engine.call(EngineLoop.Kind.ENQUEUE,
-          (eng, nowMs) -> eng.enqueueAll(List.of(job), false, nowMs)),
-          answers -> {
-            Enqueued answer = answers.get(0);
-            ex.send(answer.created() ? 201 : 200, gen -> new PlainJobWriter().writeEnqueued(gen,
-                answer.job(), answer.duplicate(), answer.folded()));
-          });
-    });
+    ex.respond(ex.rawBody(), new SingleEnqueue(ex));
+  }
+
+  /**
+   * One {@code POST /jobs} from its body to the engine: the steps of the most frequent request
+   * as two objects (with {@link SingleAnswer}), where lambdas were four, each made on C1 through
+   * method handles it does not inline.
+   */
+  private final class SingleEnqueue implements Consumer<byte[]>, Supplier<JobId>,
+      EngineLoop.Command<List<Enqueued>> {
+    private final Exchange ex;
+    private NewJob job;
+
+    SingleEnqueue(Exchange ex) {
+      this.ex = ex;
+    }
+
+    /** The body, read. */
+    @Override
+    public void accept(byte[] body) {
+      job = new EnqueueParser(ex.requestFormat()).readOne(body, this);
+      ex.respond(engine.call(EngineLoop.Kind.ENQUEUE, this), new SingleAnswer(ex));
+    }
+
+    /** The id of a job created, made when the body asks for none. */
+    @Override
+    public JobId get() {
+      return ids.next(clock.millis());
+    }
+
+    /** On the engine thread. */
+    @Override
+    public List<Enqueued> apply(Engine eng, long nowMs) {
+      return eng.enqueueAll(List.of(job), false, nowMs);
+    }
+  }
+
+  /**
+   * Lays out the answers to single enqueues, one per thread that writes them: a writer's buffers
+   * made for every answer were most of what one allocated.
+   */
+  private static final ThreadLocal<PlainJobWriter> ANSWER_WRITER =
+      ThreadLocal.withInitial(PlainJobWriter::new);
+
+  /** The answer to a {@code POST /jobs}: 201 with the job created, 200 when nothing was. */
+  private static final class SingleAnswer implements Consumer<List<Enqueued>>,
+      Exchange.BodyWriter {
+    private final Exchange ex;
+    private Enqueued answer;
+
+    SingleAnswer(Exchange ex) {
+      this.ex = ex;
+    }
+
+    @Override
+    public void accept(List<Enqueued> answers) {
+      answer = answers.get(0);
+      ex.send(answer.created() ? 201 : 200, this);
+    }
+
+    @Override
+    public void write(JsonGenerator gen) throws IOException {
+      ANSWER_WRITER.get().writeEnqueued(gen, answer.job(), answer.duplicate(), answer.folded());
+    }
   }
 
   /** 200 when the request created nothing (every element a duplicate or fold), else 201. */
@@ -204,15 +262,52 @@ final class JobRoutes {
   private void completeBulk(Exchange ex) {
     ex.query(NO_PARAMS);
     ex.responseFormat();
-    ex.respond(ex.rawBody().map(body -> BulkAcks.read(ex.requestFormat(), body)), acks ->
-        ex.respond(engine.call(EngineLoop.Kind.COMPLETE,
-            (eng, nowMs) -> eng.completeAll(acks.ids(), acks.settlements(), nowMs)), notFound -> {
-          if (notFound.isEmpty()) {
-            ex.noContent();
-            return;
-          }
-          ex.sendList(422, "not_found", notFound);
-        }));
+    ex.respond(ex.rawBody(), new BulkCompletion(ex));
+  }
+
+  /**
+   * One {@code POST /jobs/success}, from its body to the engine, as one object where lambdas were
+   * three (see {@link SingleEnqueue}); a body that cannot be read fails in {@link #accept}, which
+   * {@link Exchange#respond} answers with its error.
+   */
+  private final class BulkCompletion implements Consumer<byte[]>,
+      EngineLoop.Command<List<String>> {
+    private final Exchange ex;
+    private BulkAcks acks;
+
+    BulkCompletion(Exchange ex) {
+      this.ex = ex;
+    }
+
+    @Override
+    public void accept(byte[] body) {
+      acks = BulkAcks.read(ex.requestFormat(), body);
+      ex.respond(engine.call(EngineLoop.Kind.COMPLETE, this), new BulkCompletionAnswer(ex));
+    }
+
+    /** On the engine thread. */
+    @Override
+    public List<String> apply(Engine eng, long nowMs) {
+      return eng.completeAll(acks.ids(), acks.settlements(), nowMs);
+    }
+  }
+
+  /** 204 when every id was in flight, else 422 naming those that were not. */
+  private static final class BulkCompletionAnswer implements Consumer<List<String>> {
+    private final Exchange ex;
+
+    BulkCompletionAnswer(Exchange ex) {
+      this.ex = ex;
+    }
+
+    @Override
+    public void accept(List<String> notFound) {
+      if (notFound.isEmpty()) {
+        ex.noContent();
+        return;
+      }
+      ex.sendList(422, "not_found", notFound);
+    }
   }
 
   private void fail(Exchange ex, String rawId) {

@@ -8,6 +8,7 @@ import io.sluice.api.wire.BodyException;
 import io.sluice.api.wire.BufferOutputStream;
 import io.sluice.api.wire.Format;
 import io.sluice.api.wire.Negotiation;
+import io.vertx.core.Completable;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -246,16 +247,33 @@ public final class Exchange {
 
   /** Completes with {@code onSuccess}, or answers the failure's error. */
   public <T> void respond(Future<T> result, java.util.function.Consumer<T> onSuccess) {
-    result.onComplete(ar -> {
-      if (ar.failed()) {
-        fail(ar.cause());
+    result.onComplete(new Responding<>(onSuccess));
+  }
+
+  /**
+   * What {@link #respond} does with the result. A class rather than a lambda, as one is made for
+   * each step of every request: on C1 a capturing lambda is made through method handles it does
+   * not inline.
+   */
+  private final class Responding<T> implements Completable<T> {
+    private final java.util.function.Consumer<T> onSuccess;
+
+    Responding(java.util.function.Consumer<T> onSuccess) {
+      this.onSuccess = onSuccess;
+    }
+
+    @Override
+    public void complete(T result, Throwable failure) {
+      // Qualified: Completable has a fail of its own, which would call this method again.
+      if (failure != null) {
+        Exchange.this.fail(failure);
         return;
       }
       try {
-        onSuccess.accept(ar.result());
+        onSuccess.accept(result);
       } catch (RuntimeException e) {
-        fail(e);
+        Exchange.this.fail(e);
       }
-    });
+    }
   }
 }

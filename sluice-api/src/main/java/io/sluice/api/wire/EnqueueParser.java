@@ -43,7 +43,8 @@ public final class EnqueueParser {
 
   private final Format format;
   private final Fields fields;
-  private final ByteArrayBuilder payloadBytes = new ByteArrayBuilder(256);
+  /** Made with the generator: a plain body, read byte by byte, needs neither. */
+  private ByteArrayBuilder payloadBytes;
   /**
    * One generator serves every payload of a request: creating one costs more than copying a small
    * payload. A parser is made per request, and a request that fails mid-payload is refused whole.
@@ -320,6 +321,7 @@ public final class EnqueueParser {
 
   private JsonGenerator payloadGenerator() throws IOException {
     if (payloadGenerator == null) {
+      payloadBytes = new ByteArrayBuilder(256);
       payloadGenerator = PAYLOAD_JSON.createGenerator(payloadBytes);
       // Each payload is a root value of its own; no separator may leak into the next one.
       payloadGenerator.setRootValueSeparator(null);
