@@ -167,7 +167,7 @@ final class JobRoutes {
     @Override
     public void accept(List<Enqueued> answers) {
       answer = answers.get(0);
-      ex.send(answer.created() ? 201 : 200, this);
+      ex.send(answer.created() ? 201 : 200, ENQUEUED_JOB_BYTES, this);
     }
 
     @Override
