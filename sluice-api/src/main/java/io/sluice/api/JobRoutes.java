@@ -46,7 +46,10 @@ final class JobRoutes {
   private static final Set<String> TAKE_PARAMS = Set.of("queue", "prefetch");
   private static final Set<String> PAGE_PARAMS = Set.of("order", "limit", "from");
   private static final long U32_MAX = 0xFFFFFFFFL;
-  /** About the size of one job in a bulk enqueue response, to size the response once. */
+  /**
+   * About the size of one job in an enqueue's answer, to size the response once; a job with
+   * long names or options the layout declines grows it.
+   */
   private static final int ENQUEUED_JOB_BYTES = 256;
 
   private final Vertx vertx;
@@ -148,8 +151,8 @@ final class JobRoutes {
   }
 
   /**
-   * Lays out the answers to single enqueues, one per thread that writes them: a writer's buffers
-   * made for every answer were most of what one allocated.
+   * Lays out the answers to enqueues, one per thread that writes them: a writer's buffers made
+   * for every answer were most of what a single enqueue's answer allocated.
    */
   private static final ThreadLocal<PlainJobWriter> ANSWER_WRITER =
       ThreadLocal.withInitial(PlainJobWriter::new);
@@ -194,7 +197,7 @@ final class JobRoutes {
           answers -> ex.send(bulkStatus(answers), answers.size() * ENQUEUED_JOB_BYTES, gen -> {
             gen.writeStartObject();
             gen.writeArrayFieldStart("jobs");
-            PlainJobWriter writer = new PlainJobWriter();
+            PlainJobWriter writer = ANSWER_WRITER.get();
             for (Enqueued answer : answers) {
               writer.writeEnqueued(gen, answer.job(), answer.duplicate(), answer.folded());
             }

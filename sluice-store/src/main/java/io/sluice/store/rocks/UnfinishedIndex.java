@@ -24,9 +24,10 @@ final class UnfinishedIndex {
   private final Map<String, IdSet> byQueue = new ConcurrentHashMap<>();
   private final Map<String, IdSet> byType = new ConcurrentHashMap<>();
   /**
-   * Sets left empty, each listed once. They are dropped together, those still empty, once
-   * {@link #PRUNE_AT} are listed, so names that come and go do not pile up; a set that empties
-   * and fills again, as a quiet queue's does with each job, is neither dropped nor made anew.
+   * Sets left empty, each listed once. They are dropped together, those empty at that moment,
+   * once {@link #PRUNE_AT} are listed, so names that come and go do not pile up. A set that
+   * empties and fills again, as a quiet queue's does with each job, is made anew only when a
+   * prune finds it empty: never while fewer than {@link #PRUNE_AT} names empty in turn.
    */
   private final List<Emptied> emptied = new ArrayList<>();
 
@@ -84,7 +85,7 @@ final class UnfinishedIndex {
     return set == null ? NONE : set.cursor(descending);
   }
 
-  private void join(Map<String, IdSet> sets, String name, JobId id) {
+  private static void join(Map<String, IdSet> sets, String name, JobId id) {
     if (name != null) {
       sets.computeIfAbsent(name, unused -> new IdSet()).add(id);
     }

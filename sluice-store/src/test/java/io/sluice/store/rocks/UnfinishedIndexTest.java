@@ -50,8 +50,8 @@ class UnfinishedIndexTest {
       index.move(job, ready, null);
     }
 
-    assertThat(index.setsHeld()).isLessThan(2 * UnfinishedIndex.PRUNE_AT);
-    assertThat(ids(index.queue("tenant-1000", false))).isEmpty();
+    // At most the empty sets listed since the last prune.
+    assertThat(index.setsHeld()).isLessThan(UnfinishedIndex.PRUNE_AT);
   }
 
   @Test
