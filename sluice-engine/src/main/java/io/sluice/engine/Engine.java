@@ -385,10 +385,10 @@ public final class Engine {
    */
   public Turn takeTurn() {
     publish();
-    Map<String, BucketState> tokenStates = rooms.budgets.takeChangedTokenStates();
     // Most turns spend no durable budget's tokens; on C1 even an empty map's iterator is made.
-    if (!tokenStates.isEmpty()) {
-      for (Map.Entry<String, BucketState> changed : tokenStates.entrySet()) {
+    if (rooms.budgets.hasChangedTokenStates()) {
+      for (Map.Entry<String, BucketState> changed :
+          rooms.budgets.takeChangedTokenStates().entrySet()) {
         String key = changed.getKey();
         BucketState state = changed.getValue();
         rooms.writes.write(state != null ? new Mutation.PutBucketState(key, state)

@@ -188,7 +188,7 @@ public final class Dispatcher {
    * next best is tried.
    */
   public void dispatch(long nowMs, Handover handover) {
-    if ((!dirty && !budgets.hasOffers()) || sessions.isEmpty()) {
+    if (!passDue()) {
       return;
     }
     dirty = false;

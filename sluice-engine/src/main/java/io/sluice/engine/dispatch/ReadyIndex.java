@@ -38,9 +38,12 @@ final class ReadyIndex {
 
   /** True when any of the given queues (all queues when null) has a candidate. */
   boolean offersTo(Set<String> queues) {
-    if (queues == null || size == 0) {
-      // Also the common case of a pass after the only ready job left: no iterator made.
-      return size > 0;
+    if (size == 0) {
+      // The common case of a pass after the only ready job left: no iterator made.
+      return false;
+    }
+    if (queues == null) {
+      return true;
     }
     for (String queue : queues) {
       if (byQueue.containsKey(queue)) {
