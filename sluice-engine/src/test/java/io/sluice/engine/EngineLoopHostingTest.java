@@ -159,12 +159,18 @@ class EngineLoopHostingTest {
   @Test
   void leavingTheHostFromInsideATurnWaitsForTheTurnToEnd() throws Exception {
     AtomicBoolean firstEnded = new AtomicBoolean();
+    CountDownLatch leaveAsked = new CountDownLatch(1);
     CompletableFuture<Void> first = loop.submit((engine, nowMs) -> {
       loop.leaveHost();
+      leaveAsked.countDown();
       sleep(200);
       firstEnded.set(true);
       return null;
     });
+    // Submitted once the move is queued on the host: a second command sent while the first
+    // turn starts could queue its turn on the host ahead of the move, and that turn would then
+    // run on the host, where the last assertion expects the engine's own thread.
+    assertThat(leaveAsked.await(5, TimeUnit.SECONDS)).isTrue();
     CompletableFuture<Boolean> secondSawTheFirstEnded =
         loop.submit((engine, nowMs) -> firstEnded.get());
 
