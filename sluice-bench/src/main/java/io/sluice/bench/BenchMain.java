@@ -109,6 +109,11 @@ public final class BenchMain {
         LatencyResult r = new LatencyWorkload(w, kit, endpoint).run(nonce);
         System.out.printf("warm-up (not measured): [b] %,d jobs %s%n", w.latencyJobs(), r.ok() ? "OK" : "FAILED");
       }
+      if (w.javaWorkerWorkload()) {
+        JavaWorkerDrain.Result r = new JavaWorkerDrain(w, kit, endpoint).run(nonce);
+        System.out.printf("warm-up (not measured): [java worker] %,d jobs, drain %,.0f jobs/s%n",
+            w.jobs(), r.drainRate());
+      }
     } catch (BenchFailure e) {
       System.out.println("warm-up FAILED (continuing with the measured runs): " + e.getMessage());
     } finally {
@@ -188,6 +193,7 @@ public final class BenchMain {
           case "budget-partitions" -> new BudgetPartitionsWorkload(env).run(run);
           case BenchOptions.QUERY_WORKLOAD -> new QueryWorkload(env).run();
           case BenchOptions.METRICS_WORKLOAD -> new MetricsWorkload(env).run(run);
+          case BenchOptions.JAVA_WORKER_WORKLOAD -> new JavaWorkerWorkload(env).run(run);
           default -> throw new IllegalStateException(opt.workload());
         });
         ok &= Boolean.TRUE.equals(r.get("ok"));
@@ -322,6 +328,7 @@ public final class BenchMain {
           m.get("base_handover_p50_ms"), m.get("base_handover_p99_ms"));
       case BenchOptions.QUERY_WORKLOAD -> QueryWorkload.summaryLine(m);
       case BenchOptions.METRICS_WORKLOAD -> MetricsWorkload.summaryLine(m);
+      case BenchOptions.JAVA_WORKER_WORKLOAD -> JavaWorkerWorkload.summaryLine(m);
       default -> "";
     };
   }

@@ -44,7 +44,8 @@ record BenchOptions(
     String adminUrl,
     int metricsQueues,
     int scrapeEveryMs,
-    int partitions) {
+    int partitions,
+    int workerConcurrency) {
 
   /** Workloads that exercise budgets; each runs on its own (see BenchMain). */
   static final List<String> BUDGET_WORKLOADS =
@@ -56,6 +57,9 @@ record BenchOptions(
 
   /** GET /metrics with many queues and budgets, and what scraping costs a drain; on its own. */
   static final String METRICS_WORKLOAD = "metrics";
+
+  /** The drain of (a) by the raw HTTP workers against the Java client's Worker; on its own. */
+  static final String JAVA_WORKER_WORKLOAD = "java-worker";
   /** The client's latency warm-up sends at most this many jobs (a second at the default rate). */
   static final int MAX_LATENCY_WARMUP_JOBS = 500;
 
@@ -90,6 +94,11 @@ record BenchOptions(
                                         metrics          GET /metrics latency with --budgets
                                                          budgets and --metrics-queues queues,
                                                          and (a) alone vs scraped during the drain
+                                      client workload, on its own:
+                                        java-worker      the drain of (a) by raw HTTP workers vs
+                                                         by the Java client's Worker (--workers
+                                                         workers); target: the worker at 80%
+                                                         or more
         --runs N                      runs, each on a fresh self-started server (default 3)
         --jobs N                      (a) jobs to enqueue and drain (default 100000)
         --batch N                     (a) jobs per POST /jobs/bulk (default 1000)
@@ -159,6 +168,13 @@ record BenchOptions(
         alone. Use --jobs 500000 or more so that a drain lasts several scrape periods. With
         --url, --admin-url is required and the workload deletes its jobs and budgets afterwards.
 
+      Java worker workload:
+        --worker-concurrency N        handler threads per Java worker; 0 = the prefetch
+                                      (default 0). Each run drains (a)'s jobs raw (R) and with
+                                      --workers Java workers (J), in the order R J J R on odd
+                                      runs, J R R J on even ones; with --server-warmup-runs, one
+                                      unmeasured J first. Target: J at 80% or more of R.
+
       Output: human-readable lines, one 'RESULT {json}' line per run and a final 'SUMMARY {json}'
       line with medians over the runs. Exit status 0 only if every run verified OK.
       """;
@@ -196,6 +212,7 @@ record BenchOptions(
     v.put("metrics-queues", "1000");
     v.put("scrape-every-ms", "1000");
     v.put("partitions", "0");
+    v.put("worker-concurrency", "0");
     boolean keepTemp = false;
 
     for (int i = 0; i < args.length; i++) {
@@ -232,9 +249,9 @@ record BenchOptions(
     String workload = v.get("workload");
     if (!workload.equals("a") && !workload.equals("b") && !workload.equals("all")
         && !BUDGET_WORKLOADS.contains(workload) && !workload.equals(QUERY_WORKLOAD)
-        && !workload.equals(METRICS_WORKLOAD)) {
+        && !workload.equals(METRICS_WORKLOAD) && !workload.equals(JAVA_WORKER_WORKLOAD)) {
       throw new UsageException("--workload must be a, b, all, " + QUERY_WORKLOAD + ", "
-          + METRICS_WORKLOAD + " or one of "
+          + METRICS_WORKLOAD + ", " + JAVA_WORKER_WORKLOAD + " or one of "
           + String.join(", ", BUDGET_WORKLOADS));
     }
     BenchOptions o = new BenchOptions(
@@ -271,7 +288,8 @@ record BenchOptions(
         v.get("admin-url"),
         positive(v, "metrics-queues"),
         positive(v, "scrape-every-ms"),
-        nonNegative(v, "partitions"));
+        nonNegative(v, "partitions"),
+        nonNegative(v, "worker-concurrency"));
     if (o.queue().isEmpty()) {
       throw new UsageException("--queue must not be empty");
     }
@@ -304,9 +322,18 @@ record BenchOptions(
     return workload.equals(METRICS_WORKLOAD);
   }
 
+  /** (java-worker) handler threads per Java worker: --worker-concurrency, or the prefetch. */
+  int javaWorkerConcurrency() {
+    return workerConcurrency > 0 ? workerConcurrency : prefetch;
+  }
+
+  boolean javaWorkerWorkload() {
+    return workload.equals(JAVA_WORKER_WORKLOAD);
+  }
+
   /** Workloads that run alone, on a {@link BudgetEnv}, with their own RESULT/SUMMARY key. */
   boolean soloWorkload() {
-    return budgetWorkload() || queryWorkload() || metricsWorkload();
+    return budgetWorkload() || queryWorkload() || metricsWorkload() || javaWorkerWorkload();
   }
 
   /**
@@ -328,7 +355,7 @@ record BenchOptions(
     return new BenchOptions(url, project, workload, 1, jobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, latencyJobs, pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec, 0, 0, keepTemp,
         parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests, queryPages, queryTimeSec,
-        adminUrl, metricsQueues, scrapeEveryMs, partitions);
+        adminUrl, metricsQueues, scrapeEveryMs, partitions, workerConcurrency);
   }
 
   /**
@@ -340,7 +367,7 @@ record BenchOptions(
     return new BenchOptions(url, project, workload, 1, warmupJobs, batch, lanes, workers, prefetch, payloadBytes,
         rate, latencyWarmupJobs(), pool, queue, clientThreads, phaseTimeoutSec, startupTimeoutSec,
         0, 0, keepTemp, parked, budgets, jobsPerBudget, windowSec, pacingJobs, stored, rare, queryRequests,
-        queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs, partitions);
+        queryPages, queryTimeSec, adminUrl, metricsQueues, scrapeEveryMs, partitions, workerConcurrency);
   }
 
   private int latencyWarmupJobs() {

@@ -128,6 +128,20 @@ class BenchOptionsTest {
   }
 
   @Test
+  void javaWorkerWorkloadRunsAloneAndWarmsUpWithA() {
+    BenchOptions o = BenchOptions.parse(new String[] {"--workload", "java-worker", "--workers", "2"});
+    assertThat(o.javaWorkerWorkload()).isTrue();
+    assertThat(o.soloWorkload()).isTrue();
+    assertThat(o.budgetWorkload()).isFalse();
+    assertThat(o.runThroughput()).isFalse();
+    assertThat(o.runLatency()).isFalse();
+    assertThat(o.warmUpThroughput()).isTrue();
+    assertThat(o.forWarmup().javaWorkerWorkload()).isTrue();
+    assertThat(o.workers()).isEqualTo(2);
+    assertThat(BenchOptions.parse(new String[] {"--workload", "a"}).javaWorkerWorkload()).isFalse();
+  }
+
+  @Test
   void queryWorkloadKeepsItsQueuesApartFromA() {
     assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--workload", "query", "--queue", "stored"}))
         .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--queue");
