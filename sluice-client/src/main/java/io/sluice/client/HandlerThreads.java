@@ -1,7 +1,5 @@
 package io.sluice.client;
 
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,11 +11,11 @@ final class HandlerThreads {
   private HandlerThreads() {}
 
   /** A pool of {@code threads} threads, which bounds how many handlers run at once. */
-  static ExecutorService pool(int threads, String namePrefix) {
+  static HandlerPool pool(int threads, String namePrefix) {
     ThreadFactory factory = virtualAvailable()
         ? virtualFactory(namePrefix)
         : platformFactory(namePrefix);
-    return Executors.newFixedThreadPool(threads, factory);
+    return new HandlerPool(threads, factory);
   }
 
   static boolean virtualAvailable() {

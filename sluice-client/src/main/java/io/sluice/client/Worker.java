@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.client.model.Job;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,7 +43,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final AtomicBoolean abandoned = new AtomicBoolean();
   private final String name = "sluice-worker-" + WORKERS.incrementAndGet();
-  private ExecutorService threads;
+  private HandlerPool threads;
   private AckBatcher acks;
   private JobRunner runner;
   private TakeLoop takeLoop;
@@ -149,7 +148,7 @@ public final class Worker implements AutoCloseable {
     boolean finished = false;
     try {
       threads.shutdown();
-      finished = threads.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      finished = threads.awaitTermination(deadline - System.nanoTime());
       if (!finished) {
         abandoned.set(true);
         threads.shutdownNow();

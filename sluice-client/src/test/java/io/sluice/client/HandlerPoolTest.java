@@ -1,0 +1,232 @@
+package io.sluice.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class HandlerPoolTest {
+  private static final long SECONDS_10 = TimeUnit.SECONDS.toNanos(10);
+
+  private final List<Thread> made = new CopyOnWriteArrayList<>();
+  private final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+  private final ThreadFactory factory = task -> {
+    Thread thread = new Thread(task, "pool-test-" + made.size());
+    thread.setDaemon(true);
+    thread.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+    made.add(thread);
+    return thread;
+  };
+  private HandlerPool pool;
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    if (pool != null) {
+      pool.shutdownNow();
+      assertThat(pool.awaitTermination(SECONDS_10)).isTrue();
+    }
+  }
+
+  @Test
+  void startsThreadsOnlyAsJobsNeedThem() throws Exception {
+    pool = new HandlerPool(8, factory);
+    assertThat(pool.threads()).isZero();
+    CountDownLatch ran = new CountDownLatch(1);
+    pool.execute(ran::countDown);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(pool.threads()).isEqualTo(1);
+    assertThat(made).hasSize(1);
+  }
+
+  @Test
+  void slowJobsGetEveryThreadButNoMore() throws Exception {
+    pool = new HandlerPool(4, factory);
+    CountDownLatch allRunning = new CountDownLatch(4);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(6);
+    for (int i = 0; i < 6; i++) {
+      pool.execute(() -> {
+        mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+        allRunning.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        running.decrementAndGet();
+        done.countDown();
+      });
+    }
+    // Four jobs that wait for each other can only finish if four threads run them at once.
+    assertThat(allRunning.await(10, TimeUnit.SECONDS)).isTrue();
+    release.countDown();
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(mostAtOnce.get()).isEqualTo(4);
+    assertThat(made).hasSize(4);
+  }
+
+  @Test
+  void jobsHandedInWhileTheThreadsAreBusyStillRun() throws Exception {
+    pool = new HandlerPool(2, factory);
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(2 + 100);
+    for (int i = 0; i < 2; i++) {
+      pool.execute(() -> {
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        done.countDown();
+      });
+    }
+    for (int i = 0; i < 100; i++) {
+      pool.execute(done::countDown);
+    }
+    release.countDown();
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void everyJobRunsOnceUnderManySubmitters() throws Exception {
+    pool = new HandlerPool(3, factory);
+    int perSubmitter = 20_000;
+    AtomicInteger ran = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(4 * perSubmitter);
+    List<Thread> submitters = new CopyOnWriteArrayList<>();
+    for (int s = 0; s < 4; s++) {
+      Thread submitter = new Thread(() -> {
+        for (int i = 0; i < perSubmitter; i++) {
+          pool.execute(() -> {
+            ran.incrementAndGet();
+            done.countDown();
+          });
+        }
+      });
+      submitters.add(submitter);
+      submitter.start();
+    }
+    for (Thread submitter : submitters) {
+      submitter.join();
+    }
+    assertThat(done.await(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(ran.get()).isEqualTo(4 * perSubmitter);
+    assertThat(made.size()).isLessThanOrEqualTo(3);
+  }
+
+  @Test
+  void aJobThatThrowsIsReportedAndTheThreadGoesOn() throws Exception {
+    pool = new HandlerPool(1, factory);
+    pool.execute(() -> {
+      throw new IllegalStateException("handler bug");
+    });
+    CountDownLatch next = new CountDownLatch(1);
+    pool.execute(next::countDown);
+    assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(uncaught).singleElement().satisfies(
+        e -> assertThat(e).hasMessage("handler bug"));
+    assertThat(made).hasSize(1);
+  }
+
+  @Test
+  void shutdownRunsWhatIsQueuedThenEndsTheThreadsAndRefusesMore() throws Exception {
+    pool = new HandlerPool(1, factory);
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger ran = new AtomicInteger();
+    pool.execute(() -> {
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      ran.incrementAndGet();
+    });
+    pool.execute(ran::incrementAndGet);
+    pool.shutdown();
+    assertThatThrownBy(() -> pool.execute(ran::incrementAndGet))
+        .isInstanceOf(RejectedExecutionException.class);
+    assertThat(pool.awaitTermination(TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
+    release.countDown();
+    assertThat(pool.awaitTermination(SECONDS_10)).isTrue();
+    assertThat(ran.get()).isEqualTo(2);
+    assertThat(pool.threads()).isZero();
+  }
+
+  @Test
+  void shutdownEndsParkedThreads() throws Exception {
+    pool = new HandlerPool(4, factory);
+    CountDownLatch ran = new CountDownLatch(1);
+    pool.execute(ran::countDown);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    awaitParked(made.get(0));
+    pool.shutdown();
+    assertThat(pool.awaitTermination(SECONDS_10)).isTrue();
+    made.get(0).join(10_000);
+    assertThat(made.get(0).isAlive()).isFalse();
+  }
+
+  @Test
+  void shutdownNowInterruptsRunningJobsAndDropsQueuedOnes() throws Exception {
+    pool = new HandlerPool(1, factory);
+    CountDownLatch started = new CountDownLatch(1);
+    AtomicInteger interrupted = new AtomicInteger();
+    AtomicInteger queuedRan = new AtomicInteger();
+    pool.execute(() -> {
+      started.countDown();
+      try {
+        new CountDownLatch(1).await();
+      } catch (InterruptedException e) {
+        interrupted.incrementAndGet();
+      }
+    });
+    pool.execute(queuedRan::incrementAndGet);
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+    pool.shutdownNow();
+    assertThat(pool.awaitTermination(SECONDS_10)).isTrue();
+    assertThat(interrupted.get()).isEqualTo(1);
+    assertThat(queuedRan.get()).isZero();
+  }
+
+  @Test
+  void aStrayInterruptDoesNotKeepAnIdleThreadBusy() throws Exception {
+    pool = new HandlerPool(1, factory);
+    CountDownLatch ran = new CountDownLatch(1);
+    pool.execute(ran::countDown);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread thread = made.get(0);
+    awaitParked(thread);
+    thread.interrupt();
+    // Parked again, not looping on a park that returns at once: it uses next to no CPU.
+    awaitParked(thread);
+    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+    long before = cpu.getThreadCpuTime(thread.getId());
+    Thread.sleep(200);
+    assertThat(cpu.getThreadCpuTime(thread.getId()) - before)
+        .isLessThan(TimeUnit.MILLISECONDS.toNanos(50));
+    CountDownLatch next = new CountDownLatch(1);
+    pool.execute(next::countDown);
+    assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
+  }
+
+  private static void awaitParked(Thread thread) throws InterruptedException {
+    long deadline = System.nanoTime() + SECONDS_10;
+    while (thread.getState() != Thread.State.WAITING) {
+      assertThat(System.nanoTime()).as("thread parked in time").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+  }
+}
