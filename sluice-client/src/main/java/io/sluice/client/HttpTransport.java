@@ -275,12 +275,14 @@ final class HttpTransport {
    * when the reply sends nowhere. Throws for a redirect that cannot be followed.
    */
   String leaderToFollow(Reply reply, String from, String pathAndQuery, String what) {
-    URI requested = URI.create(from + pathAndQuery);
     if (reply.redirect()) {
+      URI requested = URI.create(from + pathAndQuery);
       return leaderBase(location(requested, reply.location(), what), pathAndQuery);
     }
     if (reply.status() == 503) {
-      String leader = leader(reply, requested, what);
+      // Parsed only here: every ack's answer passes through, and a URI per answer cost 7% of
+      // the ack senders' time.
+      String leader = leader(reply, URI.create(from + pathAndQuery), what);
       return leader != null && !leader.equals(from) ? leader : null;
     }
     return null;
