@@ -30,6 +30,8 @@ final class IdSet {
   private int size; // the writer's count
   /** The writer's: listed by {@link UnfinishedIndex} as left empty, not yet looked at again. */
   boolean listedEmpty;
+  /** The writer's: a job joined since the set was listed as empty. */
+  boolean joinedSinceListed;
   /**
    * The position of the chunk the last removal was in, maybe stale: ids mostly leave in the
    * order they came, so the next one is most often in the same chunk, found without a search.

@@ -24,14 +24,18 @@ final class UnfinishedIndex {
   private final Map<String, IdSet> byQueue = new ConcurrentHashMap<>();
   private final Map<String, IdSet> byType = new ConcurrentHashMap<>();
   /**
-   * Sets left empty, each listed once. They are dropped together, those empty at that moment,
-   * once {@link #PRUNE_AT} are listed, so names that come and go do not pile up. A set that
-   * empties and fills again, as a quiet queue's does with each job, is made anew only when a
-   * prune finds it empty: never while fewer than {@link #PRUNE_AT} names empty in turn.
+   * Sets left empty, each listed once. They are looked at together once {@link #pruneAt} are
+   * listed, so that names that come and go do not pile up: a set found empty is dropped unless
+   * a job joined it since it was listed. Such a set, a quiet queue's that empties with each job,
+   * stays listed for the next look, so it is made anew only when a whole round between two looks
+   * passed without a job.
    */
   private final List<Emptied> emptied = new ArrayList<>();
 
   static final int PRUNE_AT = 64;
+  /** Twice the sets kept listed by the last look, at least {@link #PRUNE_AT}: each look pays for itself. */
+  private int pruneAt = PRUNE_AT;
+  private long setsMade;
 
   private record Emptied(Map<String, IdSet> sets, String name, IdSet set) {}
 
@@ -85,9 +89,16 @@ final class UnfinishedIndex {
     return set == null ? NONE : set.cursor(descending);
   }
 
-  private static void join(Map<String, IdSet> sets, String name, JobId id) {
+  private void join(Map<String, IdSet> sets, String name, JobId id) {
     if (name != null) {
-      sets.computeIfAbsent(name, unused -> new IdSet()).add(id);
+      IdSet set = sets.get(name);
+      if (set == null) {
+        set = new IdSet();
+        sets.put(name, set);
+        setsMade++;
+      }
+      set.add(id);
+      set.joinedSinceListed = true;
     }
   }
 
@@ -98,21 +109,35 @@ final class UnfinishedIndex {
     IdSet set = sets.get(name);
     if (set != null && set.remove(id) && set.isEmpty() && !set.listedEmpty) {
       set.listedEmpty = true;
+      set.joinedSinceListed = false;
       emptied.add(new Emptied(sets, name, set));
-      if (emptied.size() >= PRUNE_AT) {
+      if (emptied.size() >= pruneAt) {
         prune();
       }
     }
   }
 
   private void prune() {
+    int kept = 0;
     for (Emptied left : emptied) {
-      left.set().listedEmpty = false;
-      if (left.set().isEmpty()) {
-        left.sets().remove(left.name(), left.set());
+      IdSet set = left.set();
+      if (!set.isEmpty()) {
+        set.listedEmpty = false; // in use: listed again when it next empties
+      } else if (set.joinedSinceListed) {
+        set.joinedSinceListed = false;
+        emptied.set(kept++, left);
+      } else {
+        set.listedEmpty = false;
+        left.sets().remove(left.name(), set);
       }
     }
-    emptied.clear();
+    emptied.subList(kept, emptied.size()).clear();
+    pruneAt = Math.max(PRUNE_AT, 2 * kept);
+  }
+
+  /** Queue and type sets made so far, for tests. */
+  long setsMade() {
+    return setsMade;
   }
 
   /** Queue and type sets held, empty ones included. */

@@ -55,6 +55,33 @@ class UnfinishedIndexTest {
   }
 
   @Test
+  void quietQueuesInUseKeepTheirSetsWhileOtherNamesComeAndGo() {
+    int quiet = 40;
+    int rounds = 20;
+    int passingPerRound = 10;
+    int seq = 0;
+    for (int round = 0; round < rounds; round++) {
+      for (int q = 0; q < quiet; q++) {
+        IndexEntry ready = entry("quiet-" + q, "send", JobStatus.READY);
+        JobId job = new JobId(2, ++seq);
+        index.move(job, null, ready);
+        index.move(job, ready, null);
+      }
+      for (int p = 0; p < passingPerRound; p++) {
+        IndexEntry passing = entry("passing-" + round + "-" + p, "once-" + round + "-" + p, JobStatus.READY);
+        JobId job = new JobId(2, ++seq);
+        index.move(job, null, passing);
+        index.move(job, passing, null);
+      }
+    }
+
+    // Each quiet queue's set and the shared type's were made once; each passing name's once.
+    assertThat(index.setsMade()).isEqualTo(quiet + 1 + 2L * rounds * passingPerRound);
+    // The passing names' sets went: what is left is the quiet ones and at most a round's worth.
+    assertThat(index.setsHeld()).isLessThan(quiet + 1 + 2 * UnfinishedIndex.PRUNE_AT);
+  }
+
+  @Test
   void aSetFilledAgainBeforeThePruneIsKept() {
     IndexEntry kept = entry("kept", "send", JobStatus.READY);
     index.move(a, null, kept);
