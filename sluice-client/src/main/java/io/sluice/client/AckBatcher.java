@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. A batch
  * that becomes due in a handler or the take thread while a sender is idle is written by that
  * thread itself, and the idle sender only reads the answer: waking a sender to write would put a
- * thread wake-up, a long wait on a loaded machine, between each batch and the server. Not the
+ * thread wake-up, a long wait on a loaded machine, between each batch and the server. For the
+ * same reason, while the worker holds jobs one idle sender waits with the max delay as its
+ * timeout and looks again, so the first ack of a batch need not wake a sender to start the delay
+ * clock; a worker holding nothing has its senders wait untimed. Not the
  * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which
  * on machines of one or two cores starts a new thread per task, a cost paid on every ack.
  */
@@ -57,6 +60,11 @@ final class AckBatcher {
   private long averageJobNanos;
   /** The take stream has read all that arrived and waits for more; written without the lock. */
   private volatile boolean streamDrained;
+  /**
+   * The idle sender waiting with a timeout while the worker holds jobs, so that the first ack of
+   * a batch needs no wake-up to start the delay clock: it looks within the delay anyway.
+   */
+  private Sender ticking;
 
   /** A sender thread and its connection; the fields are guarded by {@link #lock}. */
   private final class Sender {
@@ -119,7 +127,7 @@ final class AckBatcher {
       writer = claimIfDue();
       if (writer != null) {
         batch = takePending();
-      } else if (first) {
+      } else if (first && ticking == null) {
         wakeIdleSender(); // starts the delay clock
       }
     } finally {
@@ -248,6 +256,9 @@ final class AckBatcher {
       if (sender.idle && sender.channel.connected()) {
         sender.idle = false;
         sender.claimed = true;
+        if (ticking == sender) {
+          ticking = null; // busy with this batch: the next first ack wakes another
+        }
         return sender;
       }
     }
@@ -305,7 +316,19 @@ final class AckBatcher {
             return null;
           }
           self.idle = true;
-          self.wake.await();
+          if (ticking == null && heldJobs.getAsInt() > 0) {
+            // Jobs in hand will be acked: look every delay rather than be woken for each batch.
+            ticking = self;
+            try {
+              self.wake.awaitNanos(maxDelayNanos);
+            } finally {
+              if (ticking == self) {
+                ticking = null;
+              }
+            }
+          } else {
+            self.wake.await();
+          }
           continue;
         }
         long wait = oldestNanos + maxDelayNanos - System.nanoTime();
