@@ -8,6 +8,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The threads that run a worker's handlers: at most {@code size} at once, started as needed.
@@ -24,6 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * tried and not kept: 20 µs saved nothing measurable in that bench and 100 µs lost a third.
  */
 final class HandlerPool {
+  private static final Logger LOG = LoggerFactory.getLogger(HandlerPool.class);
+
   private final int size;
   private final ThreadFactory factory;
   private final ReentrantLock lock = new ReentrantLock();
@@ -35,12 +39,15 @@ final class HandlerPool {
   /** Threads started or woken that have not yet looked at the queue: each will take a job. */
   private int searching;
   private boolean shutdown;
+  /** Set by shutdownNow: a running job keeps its interrupt instead of having it cleared. */
+  private volatile boolean stopNow;
 
-  /** One thread of the pool; guarded by the pool's lock except {@link #woken}. */
+  /** One thread of the pool. */
   private final class Runner implements Runnable {
     final Thread thread;
     /** Set by whoever takes this runner off {@link #parked}: its park is over. */
     volatile boolean woken;
+    /** Read and set by {@link #resume} only, the first time by the one that made the runner. */
     boolean started;
 
     Runner() {
@@ -72,11 +79,30 @@ final class HandlerPool {
       tasks.addLast(task);
       if (searching == 0) {
         toWake = wakeOrStart();
+        if (toWake == null && runners.isEmpty()) {
+          tasks.removeLast();
+          throw new RejectedExecutionException("no handler thread could be made");
+        }
       }
     } finally {
       lock.unlock();
     }
-    resume(toWake);
+    if (!resume(toWake)) {
+      refuseIfNoThread(task);
+    }
+  }
+
+  /** A thread could not start: with none left to run {@code task}, takes it back and refuses it. */
+  private void refuseIfNoThread(Runnable task) {
+    lock.lock();
+    try {
+      if (!runners.isEmpty() || !tasks.removeLastOccurrence(task)) {
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    throw new RejectedExecutionException("no handler thread could be started");
   }
 
   /** Takes no more tasks; those queued still run, then the threads end. */
@@ -98,12 +124,11 @@ final class HandlerPool {
     lock.lock();
     try {
       shutdown = true;
+      stopNow = true;
       tasks.clear();
       toWake = unparkAll();
       for (Runner runner : runners) {
-        if (runner.started) {
-          runner.thread.interrupt();
-        }
+        runner.thread.interrupt();
       }
     } finally {
       lock.unlock();
@@ -144,7 +169,12 @@ final class HandlerPool {
       if (runners.size() >= size) {
         return null;
       }
-      runner = new Runner();
+      try {
+        runner = new Runner();
+      } catch (RuntimeException | Error e) {
+        LOG.error("could not make a handler thread; jobs wait for the running ones", e);
+        return null;
+      }
       runners.add(runner);
     }
     runner.woken = true;
@@ -163,25 +193,35 @@ final class HandlerPool {
     return all;
   }
 
-  /** Outside the lock: unparks a woken thread, or starts a new one. */
-  private void resume(Runner runner) {
+  /**
+   * Outside the lock: unparks a woken thread, or starts a new one; false when a thread could not
+   * be started (the JVM out of threads), which is logged.
+   */
+  private boolean resume(Runner runner) {
     if (runner == null) {
-      return;
+      return true;
     }
     if (runner.started) {
       LockSupport.unpark(runner.thread);
-      return;
+      return true;
     }
     runner.started = true;
     try {
       runner.thread.start();
+      return true;
     } catch (RuntimeException | Error e) {
-      forget(runner); // no thread: it must not count as one coming for the queue
-      throw e;
+      LOG.error("could not start a handler thread; jobs wait for the running ones", e);
+      forget(runner);
+      return false;
     }
   }
 
+  /**
+   * Drops a runner whose thread never started: it must not count as coming for the queue, so a
+   * parked thread is woken in its place when jobs wait and nobody else is coming.
+   */
   private void forget(Runner runner) {
+    Runner instead = null;
     lock.lock();
     try {
       searching--;
@@ -189,8 +229,18 @@ final class HandlerPool {
       if (runners.isEmpty()) {
         allStopped.signalAll();
       }
+      if (!tasks.isEmpty() && searching == 0) {
+        instead = parked.pollLast();
+        if (instead != null) {
+          instead.woken = true;
+          searching++;
+        }
+      }
     } finally {
       lock.unlock();
+    }
+    if (instead != null) {
+      LockSupport.unpark(instead.thread);
     }
   }
 
@@ -209,6 +259,11 @@ final class HandlerPool {
           lock.unlock();
           try {
             resume(helper);
+            // An interrupt left from the thread's last job must not reach this one, unless
+            // shutdownNow sent it (checked after clearing: it may come in between).
+            if (Thread.interrupted() && stopNow) {
+              Thread.currentThread().interrupt();
+            }
             run(task);
           } finally {
             lock.lock();
@@ -258,7 +313,11 @@ final class HandlerPool {
       task.run();
     } catch (Throwable error) {
       Thread thread = Thread.currentThread();
-      thread.getUncaughtExceptionHandler().uncaughtException(thread, error);
+      try {
+        thread.getUncaughtExceptionHandler().uncaughtException(thread, error);
+      } catch (Throwable ignored) {
+        // The thread must go on serving the queue whatever the handler does.
+      }
     }
   }
 }
