@@ -30,8 +30,11 @@ final class IdSet {
   private int size; // the writer's count
   /** The writer's: listed by {@link UnfinishedIndex} as left empty, not yet looked at again. */
   boolean listedEmpty;
-  /** The writer's: a job joined since the set was listed as empty. */
-  boolean joinedSinceListed;
+  /**
+   * The writer's: a job joined the set since it was listed as empty or since {@link
+   * UnfinishedIndex} last looked at it; such a set is not dropped at the next look.
+   */
+  boolean keepAtNextLook;
   /**
    * The position of the chunk the last removal was in, maybe stale: ids mostly leave in the
    * order they came, so the next one is most often in the same chunk, found without a search.

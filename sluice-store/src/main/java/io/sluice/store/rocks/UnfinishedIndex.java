@@ -25,15 +25,22 @@ final class UnfinishedIndex {
   private final Map<String, IdSet> byType = new ConcurrentHashMap<>();
   /**
    * Sets left empty, each listed once. They are looked at together once {@link #pruneAt} are
-   * listed, so that names that come and go do not pile up: a set found empty is dropped unless
-   * a job joined it since it was listed. Such a set, a quiet queue's that empties with each job,
-   * stays listed for the next look, so it is made anew only when a whole round between two looks
-   * passed without a job.
+   * listed, so that names that come and go do not pile up: a set is dropped when a look finds
+   * it empty and no job joined it since it was listed or since the look before. A quiet queue's
+   * set, which empties with each job, thus stays while its jobs keep coming, as long as fewer
+   * quiet names than about half of {@link #PRUNE_AT} take turns.
    */
   private final List<Emptied> emptied = new ArrayList<>();
 
-  static final int PRUNE_AT = 64;
-  /** Twice the sets kept listed by the last look, at least {@link #PRUNE_AT}: each look pays for itself. */
+  /**
+   * Empty sets held at least before a look: about 100 KiB of them at most, and as many quiet
+   * names in turn keep their sets.
+   */
+  static final int PRUNE_AT = 1024;
+  /**
+   * Twice the sets kept listed by the last look (those in use), at least {@link #PRUNE_AT}: each
+   * look pays for itself, and the sets held empty stay about as many as those in use.
+   */
   private int pruneAt = PRUNE_AT;
   private long setsMade;
 
@@ -98,7 +105,7 @@ final class UnfinishedIndex {
         setsMade++;
       }
       set.add(id);
-      set.joinedSinceListed = true;
+      set.keepAtNextLook = true;
     }
   }
 
@@ -109,7 +116,7 @@ final class UnfinishedIndex {
     IdSet set = sets.get(name);
     if (set != null && set.remove(id) && set.isEmpty() && !set.listedEmpty) {
       set.listedEmpty = true;
-      set.joinedSinceListed = false;
+      set.keepAtNextLook = false;
       emptied.add(new Emptied(sets, name, set));
       if (emptied.size() >= pruneAt) {
         prune();
@@ -123,8 +130,8 @@ final class UnfinishedIndex {
       IdSet set = left.set();
       if (!set.isEmpty()) {
         set.listedEmpty = false; // in use: listed again when it next empties
-      } else if (set.joinedSinceListed) {
-        set.joinedSinceListed = false;
+      } else if (set.keepAtNextLook) {
+        set.keepAtNextLook = false;
         emptied.set(kept++, left);
       } else {
         set.listedEmpty = false;

@@ -43,22 +43,42 @@ class UnfinishedIndexTest {
 
   @Test
   void namesThatComeAndGoDoNotPileUp() {
-    for (int i = 1; i <= 1_000; i++) {
+    for (int i = 1; i <= 10 * UnfinishedIndex.PRUNE_AT; i++) {
       IndexEntry ready = entry("tenant-" + i, "send-" + i, JobStatus.READY);
       JobId job = new JobId(2, i);
       index.move(job, null, ready);
       index.move(job, ready, null);
     }
 
-    // At most the empty sets listed since the last prune.
-    assertThat(index.setsHeld()).isLessThan(UnfinishedIndex.PRUNE_AT);
+    // At most the empty sets listed since the look before last.
+    assertThat(index.setsHeld()).isLessThan(2 * UnfinishedIndex.PRUNE_AT);
   }
 
   @Test
   void quietQueuesInUseKeepTheirSetsWhileOtherNamesComeAndGo() {
-    int quiet = 40;
+    quietQueuesAmongPassingNames(40);
+  }
+
+  @Test
+  void quietQueuesThatFallSilentLoseTheirSets() {
+    quietQueuesAmongPassingNames(40);
+    for (int i = 0; i < 10 * UnfinishedIndex.PRUNE_AT; i++) {
+      IndexEntry passing = entry("later-" + i, "once-later-" + i, JobStatus.READY);
+      JobId job = new JobId(3, i + 1);
+      index.move(job, null, passing);
+      index.move(job, passing, null);
+    }
+
+    assertThat(index.setsHeld()).isLessThan(2 * UnfinishedIndex.PRUNE_AT);
+    long made = index.setsMade();
+    index.move(a, null, entry("quiet-0", "send", JobStatus.READY));
+    assertThat(index.setsMade() - made).as("the silent queue's and type's sets, made anew").isEqualTo(2);
+  }
+
+  private void quietQueuesAmongPassingNames(int quiet) {
     int rounds = 20;
-    int passingPerRound = 10;
+    // Enough passing names for several looks at the emptied sets.
+    int passingPerRound = UnfinishedIndex.PRUNE_AT / 4;
     int seq = 0;
     for (int round = 0; round < rounds; round++) {
       for (int q = 0; q < quiet; q++) {
@@ -77,8 +97,8 @@ class UnfinishedIndexTest {
 
     // Each quiet queue's set and the shared type's were made once; each passing name's once.
     assertThat(index.setsMade()).isEqualTo(quiet + 1 + 2L * rounds * passingPerRound);
-    // The passing names' sets went: what is left is the quiet ones and at most a round's worth.
-    assertThat(index.setsHeld()).isLessThan(quiet + 1 + 2 * UnfinishedIndex.PRUNE_AT);
+    // The passing names' sets went: what is left is the quiet ones and the last looks' worth.
+    assertThat(index.setsHeld()).isLessThan(2 * (quiet + 1) + 2 * UnfinishedIndex.PRUNE_AT);
   }
 
   @Test
