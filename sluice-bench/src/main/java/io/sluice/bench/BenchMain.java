@@ -110,7 +110,7 @@ public final class BenchMain {
         System.out.printf("warm-up (not measured): [b] %,d jobs %s%n", w.latencyJobs(), r.ok() ? "OK" : "FAILED");
       }
       if (w.javaWorkerWorkload()) {
-        JavaWorkerDrain.Result r = new JavaWorkerDrain(w, kit, endpoint).run(nonce);
+        JavaWorkerDrain.Result r = new JavaWorkerDrain(w, kit, endpoint).run(BudgetEnv.nonce());
         System.out.printf("warm-up (not measured): [java worker] %,d jobs, drain %,.0f jobs/s%n",
             w.jobs(), r.drainRate());
       }

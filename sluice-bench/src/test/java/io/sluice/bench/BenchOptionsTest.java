@@ -138,7 +138,17 @@ class BenchOptionsTest {
     assertThat(o.warmUpThroughput()).isTrue();
     assertThat(o.forWarmup().javaWorkerWorkload()).isTrue();
     assertThat(o.workers()).isEqualTo(2);
+    assertThat(o.javaWorkerConcurrency()).as("the prefetch by default").isEqualTo(16);
     assertThat(BenchOptions.parse(new String[] {"--workload", "a"}).javaWorkerWorkload()).isFalse();
+
+    BenchOptions set = BenchOptions.parse(new String[] {"--workload", "java-worker", "--worker-concurrency", "3",
+        "--partitions", "7"});
+    assertThat(set.javaWorkerConcurrency()).isEqualTo(3);
+    assertThat(set.forWarmup().javaWorkerConcurrency()).isEqualTo(3);
+    assertThat(set.forServerWarmup().javaWorkerConcurrency()).isEqualTo(3);
+    assertThat(set.forServerWarmup().partitions()).isEqualTo(7);
+    assertThatThrownBy(() -> BenchOptions.parse(new String[] {"--worker-concurrency", "-1"}))
+        .isInstanceOf(BenchOptions.UsageException.class).hasMessageContaining("--worker-concurrency");
   }
 
   @Test
