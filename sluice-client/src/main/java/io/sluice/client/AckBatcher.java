@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * thread wake-up, a long wait on a loaded machine, between each batch and the server. For the
  * same reason, while the worker holds jobs one idle sender waits with the max delay as its
  * timeout and looks again, so the first ack of a batch need not wake a sender to start the delay
- * clock; a worker holding nothing has its senders wait untimed. Not the
+ * clock (a worker holding one long job thus has a sender look every max delay); a worker holding
+ * nothing has its senders wait untimed. Not the
  * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which
  * on machines of one or two cores starts a new thread per task, a cost paid on every ack.
  */
@@ -316,7 +317,7 @@ final class AckBatcher {
             return null;
           }
           self.idle = true;
-          if (ticking == null && heldJobs.getAsInt() > 0) {
+          if (ticking == null && maxDelayNanos > 0 && heldJobs.getAsInt() > 0) {
             // Jobs in hand will be acked: look every delay rather than be woken for each batch.
             ticking = self;
             try {

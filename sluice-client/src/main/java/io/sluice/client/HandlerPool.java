@@ -258,12 +258,12 @@ final class HandlerPool {
           Runner helper = !tasks.isEmpty() && searching == 0 ? wakeOrStart() : null;
           lock.unlock();
           try {
-            resume(helper);
             // An interrupt left from the thread's last job must not reach this one, unless
             // shutdownNow sent it (checked after clearing: it may come in between).
             if (Thread.interrupted() && stopNow) {
               Thread.currentThread().interrupt();
             }
+            resume(helper);
             run(task);
           } finally {
             lock.lock();

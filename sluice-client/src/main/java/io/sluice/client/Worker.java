@@ -128,7 +128,12 @@ public final class Worker implements AutoCloseable {
         runner.run(job, permits::release);
       });
     } catch (RejectedExecutionException e) {
-      permits.release();
+      if (stopping.get()) {
+        permits.release(); // not started: the server requeues it when the stream closes
+      } else {
+        // No handler thread could be made: run it here rather than leave it held unrun.
+        runner.run(job, permits::release);
+      }
     }
   }
 

@@ -56,6 +56,23 @@ class AckBatcherTickTest {
     }
   }
 
+  @Test
+  void withNoDelayNoSenderTicks() throws Exception {
+    try (FakeHttpServer server = FakeHttpServer.responding(request -> "HTTP/1.1 204 No Content\r\n\r\n")) {
+      SluiceClient client = SluiceClient.builder(server.url())
+          .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5)).build();
+      String name = "no-delay-acks-" + System.nanoTime();
+      AckBatcher acks = new AckBatcher(client.jobs(), 100, Duration.ZERO, name, 1000, 8, () -> 1);
+      acks.start();
+      try {
+        // A timeout of zero would return at once, over and over: both wait untimed instead.
+        awaitStates(name, "WAITING,WAITING");
+      } finally {
+        acks.close(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+      }
+    }
+  }
+
   private static void awaitSent(List<String> bodies, String id) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (bodies.stream().noneMatch(body -> body.contains("\"" + id + "\""))) {

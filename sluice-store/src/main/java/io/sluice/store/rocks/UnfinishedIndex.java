@@ -27,14 +27,15 @@ final class UnfinishedIndex {
    * Sets left empty, each listed once. They are looked at together once {@link #pruneAt} are
    * listed, so that names that come and go do not pile up: a set is dropped when a look finds
    * it empty and no job joined it since it was listed or since the look before. A quiet queue's
-   * set, which empties with each job, thus stays while its jobs keep coming, as long as fewer
-   * quiet names than about half of {@link #PRUNE_AT} take turns.
+   * set, which empties with each job, thus stays as long as a job comes between two looks, which
+   * at least {@link #PRUNE_AT} other emptyings apart. The sets held empty are those in use plus
+   * at most twice as many listed; a look costs the list's length, once per as many emptyings.
    */
   private final List<Emptied> emptied = new ArrayList<>();
 
   /**
-   * Empty sets held at least before a look: about 100 KiB of them at most, and as many quiet
-   * names in turn keep their sets.
+   * Empty sets listed at least before a look. An empty set is a few hundred bytes, or up to
+   * 16 KiB while it keeps a large last chunk.
    */
   static final int PRUNE_AT = 1024;
   /**
