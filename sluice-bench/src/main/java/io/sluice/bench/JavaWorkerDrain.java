@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -81,8 +79,7 @@ final class JavaWorkerDrain {
 
   private Result drain(String nonce, long enqueueNanos) {
     int jobs = opt.jobs();
-    AtomicIntegerArray deliveries = new AtomicIntegerArray(jobs);
-    AtomicLong strays = new AtomicLong();
+    DrainTracker tracker = new DrainTracker(jobs);
     LongAdder entered = new LongAdder();
     LongAdder handled = new LongAdder();
     CountDownLatch gate = new CountDownLatch(1);
@@ -96,11 +93,8 @@ final class JavaWorkerDrain {
         worker.handle("bench", BenchPayload.class, (payload, job) -> {
           entered.increment();
           gate.await();
-          if (nonce.equals(payload.nonce()) && payload.seq() >= 0 && payload.seq() < jobs) {
-            deliveries.incrementAndGet(payload.seq());
-          } else {
-            strays.incrementAndGet();
-          }
+          // As the raw drain tells them: another run's job (or an unknown one) is a stray.
+          tracker.delivered(nonce.equals(payload.nonce()) ? payload.seq() : -1);
           handled.increment();
         });
         workers.add(worker);
@@ -115,13 +109,13 @@ final class JavaWorkerDrain {
       long go = System.nanoTime();
       gate.countDown();
       long deadline = go + TimeUnit.SECONDS.toNanos(opt.phaseTimeoutSec());
-      awaitHandled(handled, jobs, deadline, deliveries);
+      awaitHandled(handled, jobs, deadline, tracker);
       awaitNoneUnfinished(client, deadline);
       long end = System.nanoTime();
       long drainServerCpu = ThroughputWorkload.spent(serverCpu0, serverCpuNanos.getAsLong());
       double drainCpu = ProcessCpu.percentOfOneCore(cpu0, ProcessCpu.nanos(), end - go);
-      return Result.of(jobs, enqueueNanos, primed, end - go, drainCpu, drainServerCpu, deliveries,
-          strays.get());
+      return new Result(jobs, enqueueNanos, primed, end - go, drainCpu, drainServerCpu,
+          tracker.tally());
     } finally {
       gate.countDown();
       for (Worker worker : workers) {
@@ -142,11 +136,11 @@ final class JavaWorkerDrain {
   }
 
   private static void awaitHandled(LongAdder handled, int jobs, long deadline,
-      AtomicIntegerArray deliveries) {
+      DrainTracker tracker) {
     while (handled.sum() < jobs) {
       if (System.nanoTime() > deadline) {
         throw new BenchFailure("drain by the Java worker timed out: " + handled.sum() + " of " + jobs
-            + " handler calls, " + distinct(deliveries) + " distinct jobs");
+            + " handler calls, " + tracker.tally().received() + " distinct jobs");
       }
       sleep(1);
     }
@@ -173,16 +167,6 @@ final class JavaWorkerDrain {
     }
   }
 
-  private static long distinct(AtomicIntegerArray deliveries) {
-    long n = 0;
-    for (int i = 0; i < deliveries.length(); i++) {
-      if (deliveries.get(i) > 0) {
-        n++;
-      }
-    }
-    return n;
-  }
-
   private static void sleep(long millis) {
     try {
       Thread.sleep(millis);
@@ -194,23 +178,22 @@ final class JavaWorkerDrain {
 
   /** One pass: the enqueue, and the drain by Java workers, with exactly-once checked. */
   record Result(int jobs, long enqueueNanos, boolean primedBeforeGo, long drainNanos,
-      double drainClientCpuPct, long drainServerCpuNanos, long received, long missing,
-      long duplicates, long strays) {
+      double drainClientCpuPct, long drainServerCpuNanos, DrainTracker.Tally tally) {
 
-    static Result of(int jobs, long enqueueNanos, boolean primed, long drainNanos, double drainCpu,
-        long drainServerCpu, AtomicIntegerArray deliveries, long strays) {
-      long missing = 0;
-      long duplicates = 0;
-      for (int i = 0; i < jobs; i++) {
-        int d = deliveries.get(i);
-        if (d == 0) {
-          missing++;
-        } else {
-          duplicates += d - 1;
-        }
-      }
-      return new Result(jobs, enqueueNanos, primed, drainNanos, drainCpu, drainServerCpu,
-          jobs - missing, missing, duplicates, strays);
+    long received() {
+      return tally.received();
+    }
+
+    long missing() {
+      return tally.missing();
+    }
+
+    long duplicates() {
+      return tally.duplicates();
+    }
+
+    long strays() {
+      return tally.strays();
     }
 
     double drainRate() {
@@ -218,7 +201,7 @@ final class JavaWorkerDrain {
     }
 
     boolean ok() {
-      return missing == 0 && duplicates == 0;
+      return missing() == 0 && duplicates() == 0;
     }
 
     String describe() {
@@ -228,7 +211,7 @@ final class JavaWorkerDrain {
           jobs, drainNanos / 1e9, drainRate(), drainClientCpuPct,
           ThroughputResult.serverCpu(ThroughputResult.microsPerJob(drainServerCpuNanos, jobs)),
           primedBeforeGo ? "" : "; handlers NOT all holding a job at go",
-          received, missing, duplicates, strays, ok() ? "OK" : "FAILED");
+          received(), missing(), duplicates(), strays(), ok() ? "OK" : "FAILED");
     }
 
     Map<String, Object> toMap() {
@@ -242,10 +225,10 @@ final class JavaWorkerDrain {
       m.put("drain_client_cpu_pct", ThroughputResult.round(drainClientCpuPct, 1));
       ThroughputResult.putIfKnown(m, "drain_server_cpu_us_per_job",
           ThroughputResult.microsPerJob(drainServerCpuNanos, jobs));
-      m.put("received", received);
-      m.put("missing", missing);
-      m.put("duplicates", duplicates);
-      m.put("strays", strays);
+      m.put("received", received());
+      m.put("missing", missing());
+      m.put("duplicates", duplicates());
+      m.put("strays", strays());
       return m;
     }
   }

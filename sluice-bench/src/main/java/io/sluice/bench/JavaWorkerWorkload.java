@@ -50,11 +50,9 @@ final class JavaWorkerWorkload {
         raw.add(r);
       }
     }
-    long rawJobs = raw.stream().mapToLong(ThroughputResult::jobs).sum();
-    long rawNanos = raw.stream().mapToLong(ThroughputResult::drainNanos).sum();
+    double rawRate = BudgetOverheadWorkload.Totals.of(raw).drainRate();
     long workerJobs = worker.stream().mapToLong(JavaWorkerDrain.Result::jobs).sum();
     long workerNanos = worker.stream().mapToLong(JavaWorkerDrain.Result::drainNanos).sum();
-    double rawRate = rawJobs / (rawNanos / 1e9);
     double workerRate = workerJobs / (workerNanos / 1e9);
     double pct = 100 * workerRate / rawRate;
     env.say("[java-worker] drain raw %,.0f jobs/s, Java worker %,.0f jobs/s = %.1f%% (target >= %.0f%%: %s)"

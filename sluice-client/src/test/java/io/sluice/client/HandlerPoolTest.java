@@ -60,11 +60,7 @@ class HandlerPoolTest {
       pool.execute(() -> {
         mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
         allRunning.countDown();
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+        awaitQuietly(release);
         running.decrementAndGet();
         done.countDown();
       });
@@ -84,11 +80,7 @@ class HandlerPoolTest {
     CountDownLatch done = new CountDownLatch(2 + 100);
     for (int i = 0; i < 2; i++) {
       pool.execute(() -> {
-        try {
-          release.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+        awaitQuietly(release);
         done.countDown();
       });
     }
@@ -224,11 +216,7 @@ class HandlerPoolTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger ran = new AtomicInteger();
     pool.execute(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      awaitQuietly(release);
       ran.incrementAndGet();
     });
     pool.execute(ran::incrementAndGet);

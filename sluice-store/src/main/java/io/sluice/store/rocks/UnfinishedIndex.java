@@ -28,7 +28,7 @@ final class UnfinishedIndex {
    * listed, so that names that come and go do not pile up: a set is dropped when a look finds
    * it empty and no job joined it since it was listed or since the look before. A quiet queue's
    * set, which empties with each job, thus stays as long as a job comes between two looks, which
-   * at least {@link #PRUNE_AT} other emptyings apart. The sets held empty are those in use plus
+   * are at least {@link #PRUNE_AT} emptyings apart. The sets held empty are those in use plus
    * at most twice as many listed; a look costs the list's length, once per as many emptyings.
    */
   private final List<Emptied> emptied = new ArrayList<>();
