@@ -21,12 +21,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each sender has its own kept-alive connection ({@link AckChannel}) and blocks on it. A batch
  * that becomes due in a handler or the take thread while a sender is idle is written by that
- * thread itself, and the idle sender only reads the answer: waking a sender to write would put a
- * thread wake-up, a long wait on a loaded machine, between each batch and the server. For the
- * same reason, while the worker holds jobs one idle sender waits with the max delay as its
- * timeout and looks again, so the first ack of a batch need not wake a sender to start the delay
- * clock (a worker holding one long job thus has a sender look every max delay); a worker holding
- * nothing has its senders wait untimed. Not the
+ * thread itself: waking a sender to write would put a thread wake-up, a long wait on a loaded
+ * machine, between each batch and the server. Its answer is read by whoever writes the next
+ * batch on that connection, by then long arrived, or by the sender once it has waited the answer
+ * wait (at most 5 ms, never above the max delay); so a steady flow of batches wakes no sender.
+ * For the same reason, while the worker holds jobs one idle sender waits with the max delay as
+ * its timeout and looks again, so the first ack of a batch need not wake a sender to start the
+ * delay clock (a worker holding one long job thus has a sender look every max delay); a worker
+ * holding nothing has its senders wait untimed once their answers are read. With a max delay of
+ * zero, every answer is read by its sender at once. Not the
  * JDK's {@code HttpClient.sendAsync}: it hands every answer to the common fork-join pool, which
  * on machines of one or two cores starts a new thread per task, a cost paid on every ack.
  */
@@ -40,6 +43,11 @@ final class AckBatcher {
    * server less than several.
    */
   private static final long QUICK_JOB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+  /**
+   * The longest an answer is left for the next batch's writer to read before its sender reads
+   * it; a failed ack is noticed, and sent again, this much later at most.
+   */
+  private static final long ANSWER_WAIT_CAP_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
   /** How long senders get to stop once their connections are closed at the deadline. */
   private static final long ABORT_GRACE_MS = 1_000;
 
@@ -48,6 +56,8 @@ final class AckBatcher {
   private final IntSupplier heldJobs;
   private final int batchSize;
   private final long maxDelayNanos;
+  /** See {@link #ANSWER_WAIT_CAP_NANOS}; never above the max delay, and 0 when that is. */
+  private final long answerWaitNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final List<String> pending = new ArrayList<>();
   private final List<Sender> senders = new ArrayList<>();
@@ -66,18 +76,24 @@ final class AckBatcher {
    * a batch needs no wake-up to start the delay clock: it looks within the delay anyway.
    */
   private Sender ticking;
+  /** When the {@link #ticking} sender looks again at the latest. */
+  private long tickingUntilNanos;
 
   /** A sender thread and its connection; the fields are guarded by {@link #lock}. */
   private final class Sender {
     final AckChannel channel;
     final Thread thread;
     final Condition wake = lock.newCondition();
-    /** Waiting for a batch and not claimed: a handler thread may write its batch here. */
+    /** In {@link #nextBatch} with no work in hand: unless claimed, its channel is free to write. */
     boolean idle;
-    /** A handler thread is writing a batch on this sender's channel. */
+    /** A handler or the take thread is writing a batch on this sender's channel. */
     boolean claimed;
-    /** The batch a handler thread wrote here, for this sender to finish. */
+    /** The batch written on this channel whose answer nobody has read yet, or null. */
     List<String> begun;
+    /** When {@link #begun} was written. */
+    long begunAtNanos;
+    /** A batch whose answer could not be read, for this sender to send again. */
+    List<String> retry;
 
     Sender(AckChannel channel, String name) {
       this.channel = channel;
@@ -86,8 +102,11 @@ final class AckBatcher {
     }
   }
 
-  /** A batch for a sender; {@code begun} when a handler thread already wrote it. */
-  private record Batch(List<String> ids, boolean begun) {}
+  /**
+   * A batch for a sender to send on {@code on}'s channel: its own, or, for an answer left unread
+   * there, another idle sender's, claimed for the time it takes.
+   */
+  private record Batch(List<String> ids, boolean begun, Sender on) {}
 
   /**
    * @param window the server's prefetch window
@@ -96,8 +115,16 @@ final class AckBatcher {
    */
   AckBatcher(JobsApi jobs, int batchSize, Duration maxDelay, String threadName, int window,
       int threads, IntSupplier heldJobs) {
+    this(jobs, batchSize, maxDelay, Duration.ofNanos(ANSWER_WAIT_CAP_NANOS), threadName, window,
+        threads, heldJobs);
+  }
+
+  /** As above, with the cap on the answer wait chosen (tests). */
+  AckBatcher(JobsApi jobs, int batchSize, Duration maxDelay, Duration answerWaitCap,
+      String threadName, int window, int threads, IntSupplier heldJobs) {
     this.batchSize = batchSize;
     this.maxDelayNanos = maxDelay.toNanos();
+    this.answerWaitNanos = Math.min(maxDelayNanos, answerWaitCap.toNanos());
     this.window = window;
     this.threads = threads;
     this.heldJobs = heldJobs;
@@ -112,8 +139,7 @@ final class AckBatcher {
 
   /** A handler thread finished the job {@code id}, which took it {@code tookNanos}. */
   void add(String id, long tookNanos) {
-    Sender writer;
-    List<String> batch = null;
+    Claim claim;
     lock.lock();
     try {
       if (closed) {
@@ -125,17 +151,15 @@ final class AckBatcher {
         oldestNanos = System.nanoTime();
       }
       pending.add(id);
-      writer = claimIfDue();
-      if (writer != null) {
-        batch = takePending();
-      } else if (first && ticking == null) {
+      claim = claimIfDue();
+      if (claim == null && first && ticking == null) {
         wakeIdleSender(); // starts the delay clock
       }
     } finally {
       lock.unlock();
     }
-    if (writer != null) {
-      write(writer, batch);
+    if (claim != null) {
+      write(claim);
     }
   }
 
@@ -149,28 +173,30 @@ final class AckBatcher {
   /** The take stream read all that arrived and is about to wait: its burst is over. */
   void streamDrained() {
     streamDrained = true;
-    Sender writer;
-    List<String> batch = null;
+    Claim claim;
     lock.lock();
     try {
-      writer = claimIfDue();
-      if (writer != null) {
-        batch = takePending();
-      }
+      claim = claimIfDue();
     } finally {
       lock.unlock();
     }
-    if (writer != null) {
-      write(writer, batch);
+    if (claim != null) {
+      write(claim);
     }
   }
 
   /**
-   * Under the lock: when the pending batch is due, an idle sender reserved for the caller to
-   * write it on; with none idle, the batch is left to the senders and null returned, as it is
-   * when nothing is due.
+   * A sender's channel reserved for a handler or the take thread to write {@code batch} on, after
+   * reading the answer to {@code unanswered}, the batch written there before, if not read yet.
    */
-  private Sender claimIfDue() {
+  private record Claim(Sender writer, List<String> unanswered, List<String> batch) {}
+
+  /**
+   * Under the lock: when the pending batch is due, an idle sender's channel reserved for the
+   * caller to write it on; with none idle, the batch is left to the senders and null returned, as
+   * it is when nothing is due.
+   */
+  private Claim claimIfDue() {
     if (closed || pending.isEmpty()) {
       return null;
     }
@@ -186,23 +212,67 @@ final class AckBatcher {
     if (writer == null) {
       flushNow = true;
       wakeIdleSender();
+      return null;
     }
-    return writer;
+    List<String> unanswered = writer.begun;
+    writer.begun = null;
+    return new Claim(writer, unanswered, takePending());
   }
 
-  /** Writes {@code batch} on the claimed sender's channel and hands the sender its answer. */
-  private void write(Sender writer, List<String> batch) {
+  /**
+   * Reads the answer left on the claimed channel, writes the batch, and hands the channel back:
+   * its sender reads the batch's answer only if no later batch's writer has done so within the
+   * answer wait, so a batch and its answer usually cost no sender a wake-up. A write that did not
+   * go out, an answer that could not be read, or no answer wait at all wake the sender at once.
+   */
+  private void write(Claim claim) {
+    Sender writer = claim.writer();
+    boolean answered = claim.unanswered() == null || finishAnswer(writer.channel);
+    if (answered) {
+      writer.channel.begin(claim.batch()); // outside the lock: other handlers keep adding meanwhile
+    }
+    lock.lock();
     try {
-      writer.channel.begin(batch); // outside the lock: other handlers keep adding meanwhile
-    } finally {
-      lock.lock();
-      try {
-        writer.claimed = false;
-        writer.begun = batch; // the sender finishes it, or sends it again if the write failed
+      writer.claimed = false;
+      if (!answered) {
+        // The sender sends it again with its retries; this batch waits its turn behind it.
+        writer.retry = claim.unanswered();
+        if (pending.isEmpty()) {
+          oldestNanos = System.nanoTime();
+        }
+        pending.addAll(0, claim.batch());
+        flushNow = true;
         writer.wake.signal();
-      } finally {
-        lock.unlock();
+        return;
       }
+      writer.begun = claim.batch();
+      writer.begunAtNanos = System.nanoTime();
+      if (answerWaitNanos == 0 || !writer.channel.written()) {
+        writer.wake.signal();
+      } else if (ticking == null) {
+        writer.wake.signal(); // it becomes the sender that looks
+      } else if (tickingUntilNanos - writer.begunAtNanos > answerWaitNanos) {
+        ticking.wake.signal(); // to look sooner than it planned
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Reads the answer to the ack begun on {@code channel}; false if it must be sent again. */
+  private static boolean finishAnswer(AckChannel channel) {
+    try {
+      logNotFound(channel.finish());
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static void logNotFound(List<String> notFound) {
+    if (!notFound.isEmpty()) {
+      LOG.debug("{} acknowledged jobs were no longer in flight (requeued or deleted): {}",
+          notFound.size(), notFound);
     }
   }
 
@@ -245,25 +315,35 @@ final class AckBatcher {
   boolean readyToWrite() {
     lock.lock();
     try {
-      return senders.stream().anyMatch(sender -> sender.idle && sender.channel.connected());
+      return senders.stream().anyMatch(sender -> sender.idle && !sender.claimed
+          && sender.retry == null && sender.channel.connected());
     } finally {
       lock.unlock();
     }
   }
 
-  /** An idle sender whose connection is open, now reserved for the caller's write; or null. */
+  /**
+   * An idle sender whose connection is open, now reserved for the caller's write; or null. One
+   * with no answer left unread comes first, then the one whose answer has waited longest.
+   */
   private Sender claimIdleSender() {
+    Sender best = null;
     for (Sender sender : senders) {
-      if (sender.idle && sender.channel.connected()) {
-        sender.idle = false;
-        sender.claimed = true;
-        if (ticking == sender) {
-          ticking = null; // busy with this batch: the next first ack wakes another
-        }
-        return sender;
+      if (!sender.idle || sender.claimed || sender.retry != null || !sender.channel.connected()) {
+        continue;
+      }
+      if (sender.begun == null) {
+        best = sender;
+        break;
+      }
+      if (best == null || sender.begunAtNanos < best.begunAtNanos) {
+        best = sender;
       }
     }
-    return null;
+    if (best != null) {
+      best.claimed = true; // its thread stays waiting: the writer hands the channel back
+    }
+    return best;
   }
 
   private void wakeIdleSender() {
@@ -286,14 +366,20 @@ final class AckBatcher {
     try (AckChannel channel = self.channel) {
       Batch batch;
       while ((batch = nextBatch(self)) != null) {
-        send(channel, batch);
+        send(batch.on().channel, batch);
+        if (batch.on() != self) {
+          handBack(batch.on());
+        }
       }
     } catch (InterruptedException e) {
       dropRemaining(self);
     }
   }
 
-  /** Waits for a batch to be due or handed over; null once closing and nothing is left. */
+  /**
+   * Waits for a batch to be due, an answer to read or a batch to send again; null once closing
+   * and nothing is left.
+   */
   private Batch nextBatch(Sender self) throws InterruptedException {
     lock.lockInterruptibly();
     try {
@@ -301,47 +387,109 @@ final class AckBatcher {
         if (Thread.interrupted()) {
           throw new InterruptedException(); // the flush deadline passed
         }
-        if (self.begun != null) {
-          Batch handed = new Batch(self.begun, true);
-          self.begun = null;
-          return handed;
-        }
+        self.idle = true;
         if (self.claimed) {
-          self.wake.await(); // a handler thread is writing its batch on this channel
-          continue;
-        }
-        if (pending.isEmpty()) {
-          if (closing) {
-            self.idle = false;
-            closed = true;
-            return null;
-          }
-          self.idle = true;
-          if (ticking == null && maxDelayNanos > 0 && heldJobs.getAsInt() > 0) {
-            // Jobs in hand will be acked: look every delay rather than be woken for each batch.
-            ticking = self;
-            try {
-              self.wake.awaitNanos(maxDelayNanos);
-            } finally {
-              if (ticking == self) {
-                ticking = null;
-              }
-            }
+          // Another thread is using this channel; it wakes this sender when there is something
+          // to do at once.
+          if (answerWaitNanos > 0) {
+            tick(self, answerWaitNanos);
           } else {
             self.wake.await();
           }
           continue;
         }
-        long wait = oldestNanos + maxDelayNanos - System.nanoTime();
-        if (closing || flushNow || pending.size() >= batchSize || wait <= 0) {
+        if (self.retry != null) {
           self.idle = false;
-          return new Batch(takePending(), false);
+          Batch again = new Batch(self.retry, false, self);
+          self.retry = null;
+          return again;
         }
-        self.idle = true;
-        self.wake.awaitNanos(wait);
+        long now = System.nanoTime();
+        boolean pendingDue = !pending.isEmpty() && (closing || flushNow
+            || pending.size() >= batchSize || now - oldestNanos >= maxDelayNanos);
+        Batch answer = unreadAnswerDue(self, now, pendingDue);
+        if (answer != null) {
+          self.idle = false;
+          return answer;
+        }
+        if (pendingDue) {
+          self.idle = false;
+          return new Batch(takePending(), false, self);
+        }
+        long wait = Long.MAX_VALUE; // until an answer this sender may read, or the batch, is due
+        for (Sender sender : senders) {
+          if (sender.begun != null && (sender == self || sender.idle && !sender.claimed)) {
+            wait = Math.min(wait, sender.begunAtNanos + answerWaitNanos - now);
+          }
+        }
+        if (!pending.isEmpty()) {
+          self.wake.awaitNanos(Math.min(wait, oldestNanos + maxDelayNanos - now));
+        } else if (closing) {
+          self.idle = false;
+          closed = true;
+          return null;
+        } else if (wait != Long.MAX_VALUE) {
+          tick(self, wait); // an answer is left unread; meanwhile this sender looks for acks
+        } else if (ticking == null && maxDelayNanos > 0 && heldJobs.getAsInt() > 0) {
+          // Jobs in hand will be acked: look every delay rather than be woken for each batch.
+          tick(self, maxDelayNanos);
+        } else {
+          self.wake.await();
+        }
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Under the lock: an answer left unread that is due, this sender's own first, as a batch for
+   * {@code self} to finish; another idle sender's channel is claimed for it. Every answer is due
+   * once closing, and this sender's own when its pending batch is, which must go after it on
+   * the same channel.
+   */
+  private Batch unreadAnswerDue(Sender self, long now, boolean pendingDue) {
+    if (self.begun != null
+        && (pendingDue || closing || now - self.begunAtNanos >= answerWaitNanos)) {
+      Batch answer = new Batch(self.begun, true, self);
+      self.begun = null;
+      return answer;
+    }
+    for (Sender other : senders) {
+      if (other != self && other.idle && !other.claimed && other.retry == null
+          && other.begun != null && (closing || now - other.begunAtNanos >= answerWaitNanos)) {
+        other.claimed = true;
+        Batch answer = new Batch(other.begun, true, other);
+        other.begun = null;
+        return answer;
+      }
+    }
+    return null;
+  }
+
+  /** Gives back another sender's channel, claimed to read an answer left there. */
+  private void handBack(Sender other) {
+    lock.lock();
+    try {
+      other.claimed = false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits up to {@code nanos}, as the ticking sender if there is none (see {@link #ticking}). */
+  private void tick(Sender self, long nanos) throws InterruptedException {
+    boolean ticks = ticking == null;
+    if (ticks) {
+      ticking = self;
+      tickingUntilNanos = System.nanoTime() + nanos;
+    }
+    try {
+      self.wake.awaitNanos(nanos);
+    } finally {
+      if (ticks && ticking == self) {
+        ticking = null;
+      }
     }
   }
 
@@ -353,11 +501,7 @@ final class AckBatcher {
     List<String> ids = batch.ids();
     for (int attempt = 1; ; attempt++) {
       try {
-        List<String> notFound = attempt == 1 && batch.begun() ? channel.finish() : channel.ackAll(ids);
-        if (!notFound.isEmpty()) {
-          LOG.debug("{} acknowledged jobs were no longer in flight (requeued or deleted): {}",
-              notFound.size(), notFound);
-        }
+        logNotFound(attempt == 1 && batch.begun() ? channel.finish() : channel.ackAll(ids));
         return;
       } catch (ConnectionException | ServerException e) {
         long backoffMs = 50L << attempt;
@@ -383,6 +527,8 @@ final class AckBatcher {
     lock.lock();
     try {
       self.idle = false; // its channel is closing: nobody may write on it any more
+      self.begun = null;
+      self.retry = null;
       closed = true;
       pending.clear(); // the server requeues these jobs when the stream closes
     } finally {

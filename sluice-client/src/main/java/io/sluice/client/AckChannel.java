@@ -9,8 +9,9 @@ import java.util.function.Function;
  * {@code POST /jobs/success} over one kept-alive connection of the worker transport, reopened
  * when it breaks. An ack is {@link #begin begun} (written) and {@link #finish finished} (its
  * answer read), possibly by two threads: a handler thread writes the batch it completed at once,
- * and the ack sender owning the channel waits for the answer. One thread at a time uses a
- * channel; whoever hands it over does so under a lock.
+ * and the answer is read later by the ack sender owning the channel or by the thread writing the
+ * next batch on it. One thread at a time uses a channel; whoever hands it over does so under a
+ * lock.
  */
 final class AckChannel implements AutoCloseable {
   private final HttpTransport transport;
@@ -37,6 +38,11 @@ final class AckChannel implements AutoCloseable {
   /** True once a connection is open: a {@link #begin} then only writes, it never connects. */
   boolean connected() {
     return connection != null;
+  }
+
+  /** True when the ack begun went out on the open connection; else {@link #finish} sends it. */
+  boolean written() {
+    return written;
   }
 
   /** Completes the jobs still in flight; returns the ids that were not. */
