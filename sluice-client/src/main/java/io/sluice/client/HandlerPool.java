@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -19,14 +20,24 @@ import org.slf4j.LoggerFactory;
  * microseconds then costs more in wake-ups than in work: in {@code sluice-bench --workload
  * java-worker}, parking and unparking were 80% of the handler threads' time. Here a job wakes a
  * thread only when no thread is already on its way to the queue, so jobs arriving together wake
- * one thread, not one each. A thread that takes a job while more wait wakes another, so slow jobs
- * still get every thread.
+ * one thread, not one each. A thread that takes a job while more wait wakes another when the
+ * threads already running would take longer than {@link #HELP_NANOS} to reach the last one, by
+ * the jobs' average time: slow jobs still get every thread, and a burst of quick ones is run by
+ * one thread without a wake-up per job. So that a job taking far longer than the average cannot
+ * hold up the jobs queued behind it, such a wake is saved only while a parked thread watches:
+ * the watcher parks with a timeout of {@link #WATCH_NANOS} and takes any job still waiting when
+ * it looks. It keeps watching while jobs run, and stops once a look finds none has finished
+ * since the last.
  *
  * <p>Spinning a while before parking, to catch the next job of a burst without a wake-up, was
  * tried and not kept: 20 µs saved nothing measurable in that bench and 100 µs lost a third.
  */
 final class HandlerPool {
   private static final Logger LOG = LoggerFactory.getLogger(HandlerPool.class);
+  /** Queued work the running threads would need longer than this to reach wakes another. */
+  static final long HELP_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+  /** How often the watcher looks for jobs left waiting while the pool is busy. */
+  static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
   private final int size;
   private final ThreadFactory factory;
@@ -38,6 +49,14 @@ final class HandlerPool {
   private final List<Runner> runners = new ArrayList<>();
   /** Threads started or woken that have not yet looked at the queue: each will take a job. */
   private int searching;
+  /** Threads running a job. */
+  private int active;
+  /** Moving average of a job's time; until measured, as if each were worth a wake-up. */
+  private long averageJobNanos = HELP_NANOS;
+  /** Jobs finished so far, for the watcher to see whether any ran since its last look. */
+  private long finished;
+  /** The parked thread that looks again after {@link #WATCH_NANOS}, or null. */
+  private Runner watcher;
   private boolean shutdown;
   /** Set by shutdownNow: a running job keeps its interrupt instead of having it cleared. */
   private volatile boolean stopNow;
@@ -70,17 +89,28 @@ final class HandlerPool {
 
   /** Queues {@code task}; throws {@link RejectedExecutionException} once shut down. */
   void execute(Runnable task) {
+    executeAll(List.of(task));
+  }
+
+  /**
+   * Queues {@code batch}, waking at most one thread for all of it; throws {@link
+   * RejectedExecutionException}, queuing none of it, once shut down or when no thread can run it.
+   */
+  void executeAll(List<Runnable> batch) {
+    if (batch.isEmpty()) {
+      return;
+    }
     Runner toWake = null;
     lock.lock();
     try {
       if (shutdown) {
         throw new RejectedExecutionException("the worker's handler threads are shut down");
       }
-      tasks.addLast(task);
-      if (searching == 0) {
+      tasks.addAll(batch);
+      if (searching == 0 && helpWanted()) {
         toWake = wakeOrStart();
         if (toWake == null && runners.isEmpty()) {
-          tasks.removeLast();
+          takeBack(batch);
           throw new RejectedExecutionException("no handler thread could be made");
         }
       }
@@ -88,21 +118,39 @@ final class HandlerPool {
       lock.unlock();
     }
     if (!resume(toWake)) {
-      refuseIfNoThread(task);
+      refuseIfNoThread(batch);
     }
   }
 
-  /** A thread could not start: with none left to run {@code task}, takes it back and refuses it. */
-  private void refuseIfNoThread(Runnable task) {
+  /** A thread could not start: with none left to run {@code batch}, takes it back and refuses it. */
+  private void refuseIfNoThread(List<Runnable> batch) {
     lock.lock();
     try {
-      if (!runners.isEmpty() || !tasks.removeLastOccurrence(task)) {
+      if (!runners.isEmpty() || !takeBack(batch)) {
         return;
       }
     } finally {
       lock.unlock();
     }
     throw new RejectedExecutionException("no handler thread could be started");
+  }
+
+  /** Under the lock: removes {@code batch} from the queue if all of it is still there. */
+  private boolean takeBack(List<Runnable> batch) {
+    int at = tasks.size() - batch.size();
+    if (at < 0) {
+      return false;
+    }
+    List<Runnable> tail = new ArrayList<>(tasks).subList(at, tasks.size());
+    for (int i = 0; i < batch.size(); i++) {
+      if (tail.get(i) != batch.get(i)) {
+        return false;
+      }
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      tasks.removeLast();
+    }
+    return true;
   }
 
   /** Takes no more tasks; those queued still run, then the threads end. */
@@ -164,7 +212,7 @@ final class HandlerPool {
 
   /** Under the lock: a parked thread to wake, else a new one if the pool has room, else null. */
   private Runner wakeOrStart() {
-    Runner runner = parked.pollLast();
+    Runner runner = takeParked();
     if (runner == null) {
       if (runners.size() >= size) {
         return null;
@@ -182,8 +230,37 @@ final class HandlerPool {
     return runner;
   }
 
+  /**
+   * Under the lock: the last thread to park, passing over the watcher unless it is the only one,
+   * so that it keeps watching; null when none is parked.
+   */
+  private Runner takeParked() {
+    Runner last = parked.peekLast();
+    if (last == null || last != watcher || parked.size() == 1) {
+      if (last != null && last == watcher) {
+        watcher = null;
+      }
+      return parked.pollLast();
+    }
+    parked.pollLast();
+    Runner runner = parked.pollLast();
+    parked.addLast(last);
+    return runner;
+  }
+
+  /**
+   * Under the lock, with a job queued and nobody on the way to it: whether to wake another
+   * thread. Not when threads are running, a watcher parks, and the running threads would reach
+   * the last queued job within {@link #HELP_NANOS} at the average job's time.
+   */
+  private boolean helpWanted() {
+    return active == 0 || watcher == null
+        || (long) tasks.size() * averageJobNanos > HELP_NANOS * active;
+  }
+
   /** Under the lock: every parked thread, taken off the list and counted as searching. */
   private List<Runner> unparkAll() {
+    watcher = null;
     List<Runner> all = new ArrayList<>(parked);
     parked.clear();
     for (Runner runner : all) {
@@ -230,7 +307,7 @@ final class HandlerPool {
         allStopped.signalAll();
       }
       if (!tasks.isEmpty() && searching == 0) {
-        instead = parked.pollLast();
+        instead = takeParked();
         if (instead != null) {
           instead.woken = true;
           searching++;
@@ -246,6 +323,9 @@ final class HandlerPool {
 
   private void work(Runner me) {
     boolean searchingNow = true; // counted by whoever started or woke this thread
+    boolean watchedBefore = false;
+    boolean ranJob = false; // since this thread last parked
+    long finishedAtLook = 0;
     lock.lock();
     try {
       while (true) {
@@ -255,7 +335,11 @@ final class HandlerPool {
             searching--;
             searchingNow = false;
           }
-          Runner helper = !tasks.isEmpty() && searching == 0 ? wakeOrStart() : null;
+          watchedBefore = false;
+          ranJob = true;
+          active++;
+          Runner helper = !tasks.isEmpty() && searching == 0 && helpWanted() ? wakeOrStart() : null;
+          long started = System.nanoTime();
           lock.unlock();
           try {
             // An interrupt left from the thread's last job must not reach this one, unless
@@ -266,7 +350,11 @@ final class HandlerPool {
             resume(helper);
             run(task);
           } finally {
+            long took = System.nanoTime() - started;
             lock.lock();
+            active--;
+            finished++;
+            averageJobNanos += (took - averageJobNanos) / 8;
           }
           continue;
         }
@@ -277,19 +365,39 @@ final class HandlerPool {
           searching--;
           searchingNow = false;
         }
+        // Watch while jobs run or have just run, and after a look that found jobs had finished
+        // since the last: the next burst then finds a watcher.
+        boolean watch = watcher == null
+            && (active > 0 || ranJob || (watchedBefore && finished != finishedAtLook));
+        ranJob = false;
+        if (watch) {
+          watcher = me;
+          finishedAtLook = finished;
+        }
+        watchedBefore = watch;
         me.woken = false;
         parked.addLast(me);
         lock.unlock();
         try {
-          park(me);
+          park(me, watch ? WATCH_NANOS : 0);
         } finally {
           lock.lock();
         }
-        searchingNow = true; // the waker counted this thread as searching
+        if (me.woken) {
+          searchingNow = true; // the waker counted this thread as searching
+        } else {
+          parked.remove(me); // the watcher's look: it takes any job left waiting
+          if (watcher == me) {
+            watcher = null;
+          }
+        }
       }
     } finally {
       if (searchingNow) {
         searching--;
+      }
+      if (watcher == me) {
+        watcher = null;
       }
       runners.remove(me);
       if (runners.isEmpty()) {
@@ -299,9 +407,19 @@ final class HandlerPool {
     }
   }
 
-  private static void park(Runner me) {
+  /** Parks until woken, or until {@code nanos} have passed when that is not 0. */
+  private static void park(Runner me, long nanos) {
+    long deadline = System.nanoTime() + nanos;
     while (!me.woken) {
-      LockSupport.park(me);
+      if (nanos == 0) {
+        LockSupport.park(me);
+      } else {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        LockSupport.parkNanos(me, left);
+      }
       // An interrupt meant for a handler that has finished would make every park return at
       // once; shutdownNow wakes parked threads itself.
       Thread.interrupted();

@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one take stream open, reconnecting with backoff whenever it drops (after the
- * {@code Retry-After} when a cluster has no leader yet), and hands each job
- * on once a prefetch permit is free. The permits keep the jobs a worker holds (running, queued
+ * {@code Retry-After} when a cluster has no leader yet), and hands each job on once a prefetch
+ * permit is free. Jobs are handed on in batches: the loop tells {@code handOff} to pass on those
+ * handed so far before it waits, for the stream or for a permit, and whenever the stream ends. The permits keep the jobs a worker holds (running, queued
  * for a thread, or awaiting their ack) at most the prefetch, also across reconnections, when
  * jobs of the old stream may still be running.
  */
@@ -26,21 +27,28 @@ final class TakeLoop implements Runnable {
   private final String workerId;
   private final Semaphore permits;
   private final Consumer<Job> dispatch;
+  private final Runnable handOff;
   private final Runnable drained;
   private final ReconnectDelay delay;
   private final BooleanSupplier stopping;
   private volatile TakeStream current;
   private volatile boolean closed;
 
-  /** @param drained told on the loop's thread when it read all that arrived and waits for more */
+  /**
+   * @param handOff told on the loop's thread to pass on the jobs dispatched so far
+   * @param drained told on the loop's thread when it read all that arrived and waits for more,
+   *     after {@code handOff}
+   */
   TakeLoop(JobsApi jobs, List<String> queues, int prefetch, String workerId, Semaphore permits,
-      Consumer<Job> dispatch, Runnable drained, ReconnectDelay delay, BooleanSupplier stopping) {
+      Consumer<Job> dispatch, Runnable handOff, Runnable drained, ReconnectDelay delay,
+      BooleanSupplier stopping) {
     this.jobs = jobs;
     this.queues = queues;
     this.prefetch = prefetch;
     this.workerId = workerId;
     this.permits = permits;
     this.dispatch = dispatch;
+    this.handOff = handOff;
     this.drained = drained;
     this.delay = delay;
     this.stopping = stopping;
@@ -56,7 +64,10 @@ final class TakeLoop implements Runnable {
           current.close(); // close() ran while the stream was opening
           return;
         }
-        current.onDrained(drained);
+        current.onDrained(() -> {
+          handOff.run();
+          drained.run();
+        });
         delay.reset();
         LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
         drain(current);
@@ -90,13 +101,20 @@ final class TakeLoop implements Runnable {
   }
 
   private void drain(TakeStream stream) throws InterruptedException {
-    Job job;
-    while ((job = stream.next()) != null) {
-      if (stopping.getAsBoolean()) {
-        continue; // left unstarted: the server requeues it when the stream closes
+    try {
+      Job job;
+      while ((job = stream.next()) != null) {
+        if (stopping.getAsBoolean()) {
+          continue; // left unstarted: the server requeues it when the stream closes
+        }
+        if (!permits.tryAcquire()) {
+          handOff.run(); // the jobs in hand free the permits
+          permits.acquire();
+        }
+        dispatch.accept(job);
       }
-      permits.acquire();
-      dispatch.accept(job);
+    } finally {
+      handOff.run();
     }
   }
 

@@ -3,6 +3,7 @@ package io.sluice.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.client.model.Job;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -34,6 +35,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Worker implements AutoCloseable {
   private static final AtomicInteger WORKERS = new AtomicInteger();
+  /**
+   * The most jobs the take thread holds back before handing them on: a large prefetch's burst
+   * is not all parsed before its first job starts.
+   */
+  private static final int HANDOFF_BATCH = 16;
 
   private final SluiceClient client;
   private final Settings settings;
@@ -47,6 +53,8 @@ public final class Worker implements AutoCloseable {
   private AckBatcher acks;
   private JobRunner runner;
   private TakeLoop takeLoop;
+  /** Jobs the take thread received and has not handed to the handler threads yet. */
+  private final List<Job> arrived = new ArrayList<>();
   private Thread takeThread;
   private ScheduledExecutorService watchdog;
 
@@ -95,8 +103,8 @@ public final class Worker implements AutoCloseable {
         name + "-acks", settings.prefetch, settings.concurrency, this::heldJobs);
     runner = new JobRunner(handlers, acks, client.jobs(), abandoned::get);
     takeLoop = new TakeLoop(client.jobs(), settings.queues, settings.prefetch, settings.workerId,
-        permits, this::dispatch, acks::streamDrained, new ReconnectDelay(settings.reconnectMin, settings.reconnectMax),
-        stopping::get);
+        permits, this::dispatch, this::handOff, acks::streamDrained,
+        new ReconnectDelay(settings.reconnectMin, settings.reconnectMax), stopping::get);
     acks.start();
     // Not a daemon: a worker keeps its JVM alive until it is shut down.
     takeThread = new Thread(takeLoop, name + "-take");
@@ -117,24 +125,43 @@ public final class Worker implements AutoCloseable {
     return settings.prefetch - permits.availablePermits();
   }
 
+  /** On the take thread: a job received, handed to the handler threads with its batch. */
   private void dispatch(Job job) {
     acks.jobArrived();
-    try {
-      threads.execute(() -> {
-        if (stopping.get()) {
-          permits.release(); // not started: the server requeues it when the stream closes
-          return;
-        }
-        runner.run(job, permits::release);
-      });
-    } catch (RejectedExecutionException e) {
-      if (stopping.get()) {
-        permits.release(); // not started: the server requeues it when the stream closes
-      } else {
-        // No handler thread could be made: run it here rather than leave it held unrun.
-        runner.run(job, permits::release);
-      }
+    arrived.add(job);
+    if (arrived.size() >= HANDOFF_BATCH) {
+      handOff();
     }
+  }
+
+  /**
+   * On the take thread: hands the jobs received so far to the handler threads in one batch,
+   * which wakes at most one thread: jobs that arrived together need not wake one each.
+   */
+  private void handOff() {
+    if (arrived.isEmpty()) {
+      return;
+    }
+    List<Runnable> batch = new ArrayList<>(arrived.size());
+    for (Job job : arrived) {
+      batch.add(() -> runUnlessStopping(job));
+    }
+    arrived.clear();
+    try {
+      threads.executeAll(batch);
+    } catch (RejectedExecutionException e) {
+      // Shut down: runUnlessStopping releases each. Else no handler thread could be made: run
+      // them here rather than leave them held unrun.
+      batch.forEach(Runnable::run);
+    }
+  }
+
+  private void runUnlessStopping(Job job) {
+    if (stopping.get()) {
+      permits.release(); // not started: the server requeues it when the stream closes
+      return;
+    }
+    runner.run(job, permits::release);
   }
 
   /**

@@ -289,6 +289,81 @@ class HandlerPoolTest {
     assertThat(next.await(10, TimeUnit.SECONDS)).isTrue();
   }
 
+  /** Quick jobs keep one thread busy: a burst wakes one thread, not one per job. */
+  @Test
+  void aBurstOfQuickJobsWakesOneThreadAndTheWatcherStopsOnceIdle() throws Exception {
+    pool = new HandlerPool(16, factory);
+    runQuickBursts(100); // the average job time is measured, and a watcher parks
+    long before = waits();
+    int bursts = 300;
+    runQuickBursts(bursts);
+    long waits = waits() - before;
+    // Each burst parks the thread that ran it once; the watcher looks every 2 ms at most. A
+    // thread woken per job of a burst, or a helper per burst, would wait 2 or more per burst.
+    assertThat(waits).as("threads' waits over " + bursts + " bursts of 16").isLessThan(bursts * 3 / 2);
+    // Idle, no thread keeps looking: all end up parked without a timeout.
+    long deadline = System.nanoTime() + SECONDS_10;
+    while (made.stream().anyMatch(thread -> thread.getState() != Thread.State.WAITING)) {
+      assertThat(System.nanoTime()).as("every thread parked untimed in time").isLessThan(deadline);
+      Thread.sleep(1);
+    }
+  }
+
+  /**
+   * A job far slower than the quick ones before it gets no helper woken for the jobs behind it
+   * (the average says they will soon be reached); the watcher takes them within its look.
+   */
+  @Test
+  void aJobFarSlowerThanTheAverageDoesNotHoldUpTheJobsQueuedBehindIt() throws Exception {
+    pool = new HandlerPool(16, factory);
+    runQuickBursts(100);
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch blockerRunning = new CountDownLatch(1);
+    CountDownLatch behind = new CountDownLatch(4);
+    List<Runnable> burst = new java.util.ArrayList<>();
+    burst.add(() -> {
+      blockerRunning.countDown();
+      awaitQuietly(release);
+    });
+    for (int i = 0; i < 4; i++) {
+      burst.add(behind::countDown);
+    }
+    pool.executeAll(burst);
+    try {
+      assertThat(blockerRunning.await(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(behind.await(10, TimeUnit.SECONDS)).as("the jobs behind the slow one ran")
+          .isTrue();
+    } finally {
+      release.countDown();
+    }
+  }
+
+  private void runQuickBursts(int bursts) throws InterruptedException {
+    for (int b = 0; b < bursts; b++) {
+      CountDownLatch done = new CountDownLatch(16);
+      List<Runnable> burst = new java.util.ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        burst.add(done::countDown);
+      }
+      pool.executeAll(burst);
+      assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  /** The times the pool's threads have waited (parked) so far. */
+  private long waits() {
+    java.lang.management.ThreadMXBean threads =
+        java.lang.management.ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (Thread thread : made) {
+      java.lang.management.ThreadInfo info = threads.getThreadInfo(thread.getId());
+      if (info != null) {
+        total += info.getWaitedCount();
+      }
+    }
+    return total;
+  }
+
   private static void awaitParked(Thread thread) throws InterruptedException {
     long deadline = System.nanoTime() + SECONDS_10;
     while (thread.getState() != Thread.State.WAITING) {
