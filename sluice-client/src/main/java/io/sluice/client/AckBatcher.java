@@ -220,28 +220,43 @@ final class AckBatcher {
   }
 
   /**
-   * Reads the answer left on the claimed channel, writes the batch, and hands the channel back:
-   * its sender reads the batch's answer only if no later batch's writer has done so within the
-   * answer wait, so a batch and its answer usually cost no sender a wake-up. A write that did not
-   * go out, an answer that could not be read, or no answer wait at all wake the sender at once.
+   * Reads the answer left on the claimed channel (already arrived: see {@link #claimIdleSender}),
+   * writes the batch, and hands the channel back: its sender reads the batch's answer only if no
+   * later batch's writer has done so within the answer wait, so a batch and its answer usually
+   * cost no sender a wake-up. A write that did not go out, an answer that could not be read, or
+   * no answer wait at all wake the sender at once.
    */
   private void write(Claim claim) {
     Sender writer = claim.writer();
-    boolean answered = claim.unanswered() == null || finishAnswer(writer.channel);
-    if (answered) {
-      writer.channel.begin(claim.batch()); // outside the lock: other handlers keep adding meanwhile
+    boolean answered = false;
+    boolean begun = false;
+    try {
+      answered = claim.unanswered() == null || finishAnswer(writer.channel);
+      if (answered) {
+        writer.channel.begin(claim.batch()); // outside the lock: others keep adding meanwhile
+        begun = true;
+      }
+    } finally {
+      handBackWritten(claim, answered, begun);
     }
+  }
+
+  private void handBackWritten(Claim claim, boolean answered, boolean begun) {
+    Sender writer = claim.writer();
     lock.lock();
     try {
       writer.claimed = false;
-      if (!answered) {
-        // The sender sends it again with its retries; this batch waits its turn behind it.
-        writer.retry = claim.unanswered();
-        if (pending.isEmpty()) {
-          oldestNanos = System.nanoTime();
+      if (!answered || !begun) {
+        // The sender sends what could not be settled here again, with its retries; the batch
+        // goes back to pending, for whichever sender is first.
+        writer.retry = answered ? claim.batch() : claim.unanswered();
+        if (!answered) {
+          if (pending.isEmpty()) {
+            oldestNanos = System.nanoTime();
+          }
+          pending.addAll(0, claim.batch());
+          flushNow = true;
         }
-        pending.addAll(0, claim.batch());
-        flushNow = true;
         writer.wake.signal();
         return;
       }
@@ -308,15 +323,16 @@ final class AckBatcher {
   }
 
   /**
-   * True when a sender waits idle on an open connection: a batch that becomes due is then
-   * written at once by the thread that makes it due. For tests, which need that to be
+   * True when a sender waits idle on an open connection, with no answer left there still on its
+   * way: a batch that becomes due is then written at once by the thread that makes it due. For tests, which need that to be
    * deterministic.
    */
   boolean readyToWrite() {
     lock.lock();
     try {
       return senders.stream().anyMatch(sender -> sender.idle && !sender.claimed
-          && sender.retry == null && sender.channel.connected());
+          && sender.retry == null && sender.channel.connected()
+          && (sender.begun == null || sender.channel.answerArrived()));
     } finally {
       lock.unlock();
     }
@@ -324,7 +340,8 @@ final class AckBatcher {
 
   /**
    * An idle sender whose connection is open, now reserved for the caller's write; or null. One
-   * with no answer left unread comes first, then the one whose answer has waited longest.
+   * with no answer left unread comes first, then the one whose answer has waited longest, if it
+   * has arrived: a handler or the take thread must not wait on the network for it.
    */
   private Sender claimIdleSender() {
     Sender best = null;
@@ -336,7 +353,8 @@ final class AckBatcher {
         best = sender;
         break;
       }
-      if (best == null || sender.begunAtNanos < best.begunAtNanos) {
+      if ((best == null || sender.begunAtNanos < best.begunAtNanos)
+          && sender.channel.answerArrived()) {
         best = sender;
       }
     }
@@ -348,7 +366,7 @@ final class AckBatcher {
 
   private void wakeIdleSender() {
     for (Sender sender : senders) {
-      if (sender.idle) {
+      if (sender.idle && !sender.claimed) {
         sender.wake.signal();
         return;
       }
@@ -472,6 +490,7 @@ final class AckBatcher {
     lock.lock();
     try {
       other.claimed = false;
+      other.wake.signal(); // it may wait untimed for the claim to end (no answer wait)
     } finally {
       lock.unlock();
     }

@@ -40,6 +40,15 @@ final class AckChannel implements AutoCloseable {
     return connection != null;
   }
 
+  /**
+   * True when the answer to the ack begun has started to arrive: reading it then does not wait on
+   * the network (unless for the rest of it).
+   */
+  boolean answerArrived() {
+    Http1Connection open = connection;
+    return open != null && open.inputArrived();
+  }
+
   /** True when the ack begun went out on the open connection; else {@link #finish} sends it. */
   boolean written() {
     return written;

@@ -38,19 +38,22 @@ final class Http1Connection implements AutoCloseable {
 
   private final Socket socket;
   private final InputStream in;
+  /** The TCP socket's own stream: under TLS, bytes not yet decrypted show here only. */
+  private final InputStream network;
   private final OutputStream out;
   private final String host;
   private final String basePath;
   private boolean reusable = true;
   private static final Runnable NOBODY = () -> { };
   private volatile Runnable beforeWaiting = NOBODY;
+  private volatile Runnable beforeReading = NOBODY;
 
   /** @param plain the TCP socket under {@code socket}, or {@code socket} itself without TLS */
   private Http1Connection(Socket socket, Socket plain, String host, String basePath)
       throws IOException {
     this.socket = socket;
-    this.in = new BufferedInputStream(
-        new WaitWatch(socket.getInputStream(), plain.getInputStream()), 64 * 1024);
+    this.network = plain.getInputStream();
+    this.in = new BufferedInputStream(new WaitWatch(socket.getInputStream()), 64 * 1024);
     this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
     this.host = host;
     this.basePath = basePath;
@@ -96,6 +99,28 @@ final class Http1Connection implements AutoCloseable {
    */
   void beforeWaiting(Runnable listener) {
     beforeWaiting = listener;
+  }
+
+  /**
+   * Runs {@code listener} on the reading thread whenever everything read so far has been used
+   * and a read may wait: before {@link #beforeWaiting}'s listener, and also under TLS when the
+   * network holds bytes that do not yet make a whole record.
+   */
+  void beforeReading(Runnable listener) {
+    beforeReading = listener;
+  }
+
+  /**
+   * True when some of the next answer has arrived, so that reading it does not wait on the
+   * network (unless for the rest of it); true too when the socket cannot say, so that the read
+   * reports what is wrong.
+   */
+  boolean inputArrived() {
+    try {
+      return in.available() > 0 || network.available() > 0;
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   /** True while the server has not asked to close and no exchange broke off half-way. */
@@ -266,11 +291,8 @@ final class Http1Connection implements AutoCloseable {
    * TLS layer counts only what it has already decrypted.
    */
   private final class WaitWatch extends FilterInputStream {
-    private final InputStream network;
-
-    WaitWatch(InputStream in, InputStream network) {
+    WaitWatch(InputStream in) {
       super(in);
-      this.network = network;
     }
 
     @Override
@@ -288,8 +310,13 @@ final class Http1Connection implements AutoCloseable {
     }
 
     private void noteWait() throws IOException {
+      Runnable mayWait = beforeReading;
       Runnable listener = beforeWaiting;
-      if (listener != NOBODY && in.available() == 0 && network.available() == 0) {
+      if ((mayWait == NOBODY && listener == NOBODY) || in.available() != 0) {
+        return;
+      }
+      mayWait.run();
+      if (listener != NOBODY && network.available() == 0) {
         listener.run();
       }
     }

@@ -14,9 +14,10 @@ import org.slf4j.LoggerFactory;
  * Keeps one take stream open, reconnecting with backoff whenever it drops (after the
  * {@code Retry-After} when a cluster has no leader yet), and hands each job on once a prefetch
  * permit is free. Jobs are handed on in batches: the loop tells {@code handOff} to pass on those
- * handed so far before it waits, for the stream or for a permit, and whenever the stream ends. The permits keep the jobs a worker holds (running, queued
- * for a thread, or awaiting their ack) at most the prefetch, also across reconnections, when
- * jobs of the old stream may still be running.
+ * handed so far before a read that may wait, before it waits for a permit, and whenever the
+ * stream ends. The permits keep the jobs a worker holds (running, queued for a thread, or
+ * awaiting their ack) at most the prefetch, also across reconnections, when jobs of the old
+ * stream may still be running.
  */
 final class TakeLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TakeLoop.class);
@@ -64,10 +65,8 @@ final class TakeLoop implements Runnable {
           current.close(); // close() ran while the stream was opening
           return;
         }
-        current.onDrained(() -> {
-          handOff.run();
-          drained.run();
-        });
+        current.onReadMayWait(handOff);
+        current.onDrained(drained);
         delay.reset();
         LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
         drain(current);

@@ -92,6 +92,15 @@ public final class TakeStream implements AutoCloseable {
     connection.beforeWaiting(listener);
   }
 
+  /**
+   * Runs {@code listener} on the reading thread whenever it has used everything read so far and
+   * its next read may wait: before {@link #onDrained}'s listener, and also while the rest of a
+   * TLS record is on its way.
+   */
+  void onReadMayWait(Runnable listener) {
+    connection.beforeReading(listener);
+  }
+
   /** Closes the connection, which also ends a {@link #next} blocked in another thread. */
   @Override
   public void close() {

@@ -101,12 +101,46 @@ class AckBatcherAnswerTest {
     }
   }
 
-  /** Sends a first batch, which a sender writes, connecting: the tests' batches find it idle. */
+  @Test
+  void aWriterDoesNotWaitForAnAnswerStillOnItsWay() throws Exception {
+    try (FakeHttpServer server = FakeHttpServer.responding(request -> {
+      if (request.bodyText().contains("\"job-1\"")) {
+        try {
+          Thread.sleep(1_000); // the answer to job-1 is slow to come
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return "HTTP/1.1 204 No Content\r\n\r\n";
+    })) {
+      AckBatcher acks = new AckBatcher(client(server).jobs(), 1, Duration.ofSeconds(10),
+          Duration.ofSeconds(2), "slow-answer-acks", 1000, 8, () -> 1);
+      acks.start();
+      try {
+        connect(acks, server); // one sender's connection
+        acks.add("job-1", 0);
+        assertThat(server.takeRequest(Duration.ofSeconds(5)).bodyText()).contains("job-1");
+        long start = System.nanoTime();
+        acks.add("job-2", 0); // job-1's answer has not come: left to a sender, not read here
+        long took = System.nanoTime() - start;
+        assertThat(server.takeRequest(Duration.ofSeconds(5)).bodyText()).contains("job-2");
+        assertThat(Duration.ofNanos(took)).as("the handler's add").isLessThan(Duration.ofMillis(500));
+      } finally {
+        acks.close(System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+      }
+    }
+  }
+
+  /**
+   * Sends a first batch, which a sender writes, connecting: the tests' batches find it idle.
+   * The tests then start mid-burst.
+   */
   private static void connect(AckBatcher acks, FakeHttpServer server) throws Exception {
     acks.add("warm-up", 0);
     acks.streamDrained();
     assertThat(server.takeRequest(Duration.ofSeconds(5)).bodyText()).contains("warm-up");
     Await.until(acks::readyToWrite, "an idle sender on an open connection");
+    acks.jobArrived();
   }
 
   /** A server answering 500 to the first ack of {@code id}, and 204 to every other. */

@@ -294,13 +294,14 @@ class HandlerPoolTest {
   void aBurstOfQuickJobsWakesOneThreadAndTheWatcherStopsOnceIdle() throws Exception {
     pool = new HandlerPool(16, factory);
     runQuickBursts(100); // the average job time is measured, and a watcher parks
-    long before = waits();
+    long before = pool.wakeUps();
     int bursts = 300;
     runQuickBursts(bursts);
-    long waits = waits() - before;
-    // Each burst parks the thread that ran it once; the watcher looks every 2 ms at most. A
-    // thread woken per job of a burst, or a helper per burst, would wait 2 or more per burst.
-    assertThat(waits).as("threads' waits over " + bursts + " bursts of 16").isLessThan(bursts * 3 / 2);
+    long wakeUps = pool.wakeUps() - before;
+    // One per burst, and a few helpers after a job's thread was descheduled (its time raises
+    // the average). A helper for each job taken while more wait makes over 2 per burst.
+    assertThat(wakeUps).as("wake-ups over " + bursts + " bursts of 16")
+        .isLessThan(bursts * 3 / 2);
     // Idle, no thread keeps looking: all end up parked without a timeout.
     long deadline = System.nanoTime() + SECONDS_10;
     while (made.stream().anyMatch(thread -> thread.getState() != Thread.State.WAITING)) {
@@ -311,7 +312,8 @@ class HandlerPoolTest {
 
   /**
    * A job far slower than the quick ones before it gets no helper woken for the jobs behind it
-   * (the average says they will soon be reached); the watcher takes them within its look.
+   * (the average says they will soon be reached); the watcher takes them within its look. (If
+   * the average is up, a descheduled job having raised it, a helper takes them instead.)
    */
   @Test
   void aJobFarSlowerThanTheAverageDoesNotHoldUpTheJobsQueuedBehindIt() throws Exception {
@@ -348,20 +350,6 @@ class HandlerPoolTest {
       pool.executeAll(burst);
       assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
     }
-  }
-
-  /** The times the pool's threads have waited (parked) so far. */
-  private long waits() {
-    java.lang.management.ThreadMXBean threads =
-        java.lang.management.ManagementFactory.getThreadMXBean();
-    long total = 0;
-    for (Thread thread : made) {
-      java.lang.management.ThreadInfo info = threads.getThreadInfo(thread.getId());
-      if (info != null) {
-        total += info.getWaitedCount();
-      }
-    }
-    return total;
   }
 
   private static void awaitParked(Thread thread) throws InterruptedException {
