@@ -236,6 +236,9 @@ final class AckBatcher {
         writer.channel.begin(claim.batch()); // outside the lock: others keep adding meanwhile
         begun = true;
       }
+    } catch (RuntimeException e) {
+      // Not the caller's to handle (a handler or the take thread): the sender sends it again.
+      LOG.warn("could not write an ack batch; its sender sends it again: {}", e.toString());
     } finally {
       handBackWritten(claim, answered, begun);
     }
@@ -247,8 +250,9 @@ final class AckBatcher {
     try {
       writer.claimed = false;
       if (!answered || !begun) {
-        // The sender sends what could not be settled here again, with its retries; the batch
-        // goes back to pending, for whichever sender is first.
+        // The sender sends what could not be settled here again, with its retries: the batch
+        // not written, or else the batch whose answer failed, this batch then going back to
+        // pending (the sender is signalled, so it usually sends both, in that order).
         writer.retry = answered ? claim.batch() : claim.unanswered();
         if (!answered) {
           if (pending.isEmpty()) {
@@ -277,7 +281,7 @@ final class AckBatcher {
   /** Reads the answer to the ack begun on {@code channel}; false if it must be sent again. */
   private static boolean finishAnswer(AckChannel channel) {
     try {
-      logNotFound(channel.finish());
+      logNotFound(channel.finishWithoutResending());
       return true;
     } catch (RuntimeException e) {
       return false;
@@ -331,8 +335,8 @@ final class AckBatcher {
     lock.lock();
     try {
       return senders.stream().anyMatch(sender -> sender.idle && !sender.claimed
-          && sender.retry == null && sender.channel.connected()
-          && (sender.begun == null || sender.channel.answerArrived()));
+          && sender.retry == null && sender.channel.connected() && (sender.begun == null
+              || sender.channel.written() && sender.channel.answerArrived()));
     } finally {
       lock.unlock();
     }
@@ -354,7 +358,7 @@ final class AckBatcher {
         break;
       }
       if ((best == null || sender.begunAtNanos < best.begunAtNanos)
-          && sender.channel.answerArrived()) {
+          && sender.channel.written() && sender.channel.answerArrived()) {
         best = sender;
       }
     }

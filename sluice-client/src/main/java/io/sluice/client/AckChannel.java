@@ -112,6 +112,33 @@ final class AckChannel implements AutoCloseable {
   }
 
   /**
+   * As {@link #finish}, for a handler or the take thread, which must not wait on the network
+   * beyond reading an answer that has started to arrive: it never connects, sends again or
+   * follows a leader, and throws instead, the ack then to be sent again with {@link #ackAll}.
+   */
+  List<String> finishWithoutResending() {
+    String what = "POST " + path;
+    try {
+      if (!written) {
+        throw new ConnectionException(what,
+            writeFailure != null ? writeFailure : new IOException("ack not written"));
+      }
+      HttpTransport.Reply reply = read();
+      if (transport.leaderToFollow(reply, connectedTo, path, what) != null) {
+        throw new ConnectionException(what, new IOException("answered by a node not the leader"));
+      }
+      return notFound.apply(reply);
+    } catch (IOException e) {
+      close();
+      throw new ConnectionException(what, e);
+    } finally {
+      body = null;
+      written = false;
+      writeFailure = null;
+    }
+  }
+
+  /**
    * Judges the answer; a cluster node that is not the leader and names it has the ack sent again
    * to the leader, which later acks go to as well (acks are safe to repeat).
    */

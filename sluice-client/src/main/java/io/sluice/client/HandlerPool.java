@@ -394,6 +394,7 @@ final class HandlerPool {
         }
         if (me.woken) {
           searchingNow = true; // the waker counted this thread as searching
+          watchedBefore = false;
         } else {
           parked.remove(me); // the watcher's look: it takes any job left waiting
           if (watcher == me) {

@@ -38,7 +38,7 @@ final class Http1Connection implements AutoCloseable {
 
   private final Socket socket;
   private final InputStream in;
-  /** The TCP socket's own stream: under TLS, bytes not yet decrypted show here only. */
+  /** Under TLS, the TCP socket's own stream, where bytes not yet decrypted show; else null. */
   private final InputStream network;
   private final OutputStream out;
   private final String host;
@@ -52,7 +52,7 @@ final class Http1Connection implements AutoCloseable {
   private Http1Connection(Socket socket, Socket plain, String host, String basePath)
       throws IOException {
     this.socket = socket;
-    this.network = plain.getInputStream();
+    this.network = plain == socket ? null : plain.getInputStream();
     this.in = new BufferedInputStream(new WaitWatch(socket.getInputStream()), 64 * 1024);
     this.out = new BufferedOutputStream(socket.getOutputStream(), 16 * 1024);
     this.host = host;
@@ -117,7 +117,7 @@ final class Http1Connection implements AutoCloseable {
    */
   boolean inputArrived() {
     try {
-      return in.available() > 0 || network.available() > 0;
+      return in.available() > 0 || network != null && network.available() > 0;
     } catch (IOException e) {
       return true;
     }
@@ -316,7 +316,7 @@ final class Http1Connection implements AutoCloseable {
         return;
       }
       mayWait.run();
-      if (listener != NOBODY && network.available() == 0) {
+      if (listener != NOBODY && (network == null || network.available() == 0)) {
         listener.run();
       }
     }
