@@ -328,37 +328,43 @@ final class AckBatcher {
 
   /**
    * True when a sender waits idle on an open connection, with no answer left there still on its
-   * way: a batch that becomes due is then written at once by the thread that makes it due. For tests, which need that to be
-   * deterministic.
+   * way: a batch that becomes due is then written at once by the thread that makes it due. For
+   * tests, which need that to be deterministic.
    */
   boolean readyToWrite() {
     lock.lock();
     try {
-      return senders.stream().anyMatch(sender -> sender.idle && !sender.claimed
-          && sender.retry == null && sender.channel.connected() && (sender.begun == null
-              || sender.channel.written() && sender.channel.answerArrived()));
+      return senders.stream().anyMatch(this::claimable);
     } finally {
       lock.unlock();
     }
   }
 
   /**
-   * An idle sender whose connection is open, now reserved for the caller's write; or null. One
-   * with no answer left unread comes first, then the one whose answer has waited longest, if it
-   * has arrived: a handler or the take thread must not wait on the network for it.
+   * Under the lock: whether a handler or the take thread may write on {@code sender}'s channel
+   * now. Not while an answer left there is still on its way: they must not wait on the network.
+   */
+  private boolean claimable(Sender sender) {
+    return sender.idle && !sender.claimed && sender.retry == null
+        && sender.channel.connected()
+        && (sender.begun == null || sender.channel.written() && sender.channel.answerArrived());
+  }
+
+  /**
+   * A {@link #claimable} sender, now reserved for the caller's write; or null. One with no answer
+   * left unread comes first, then the one whose answer has waited longest.
    */
   private Sender claimIdleSender() {
     Sender best = null;
     for (Sender sender : senders) {
-      if (!sender.idle || sender.claimed || sender.retry != null || !sender.channel.connected()) {
+      if (!claimable(sender)) {
         continue;
       }
       if (sender.begun == null) {
         best = sender;
         break;
       }
-      if ((best == null || sender.begunAtNanos < best.begunAtNanos)
-          && sender.channel.written() && sender.channel.answerArrived()) {
+      if (best == null || sender.begunAtNanos < best.begunAtNanos) {
         best = sender;
       }
     }

@@ -105,9 +105,7 @@ final class AckChannel implements AutoCloseable {
         throw new ConnectionException("POST " + path, second);
       }
     } finally {
-      body = null;
-      written = false;
-      writeFailure = null;
+      forgetBegun();
     }
   }
 
@@ -132,10 +130,14 @@ final class AckChannel implements AutoCloseable {
       close();
       throw new ConnectionException(what, e);
     } finally {
-      body = null;
-      written = false;
-      writeFailure = null;
+      forgetBegun();
     }
+  }
+
+  private void forgetBegun() {
+    body = null;
+    written = false;
+    writeFailure = null;
   }
 
   /**

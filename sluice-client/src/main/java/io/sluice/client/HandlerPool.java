@@ -2,6 +2,7 @@ package io.sluice.client;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -139,19 +140,13 @@ final class HandlerPool {
 
   /** Under the lock: removes {@code batch} from the queue if all of it is still there. */
   private boolean takeBack(List<Runnable> batch) {
-    int at = tasks.size() - batch.size();
-    if (at < 0) {
-      return false;
-    }
-    List<Runnable> tail = new ArrayList<>(tasks).subList(at, tasks.size());
-    for (int i = 0; i < batch.size(); i++) {
-      if (tail.get(i) != batch.get(i)) {
+    Iterator<Runnable> fromLast = tasks.descendingIterator();
+    for (int i = batch.size() - 1; i >= 0; i--) {
+      if (!fromLast.hasNext() || fromLast.next() != batch.get(i)) {
         return false;
       }
     }
-    for (int i = 0; i < batch.size(); i++) {
-      tasks.removeLast();
-    }
+    batch.forEach(task -> tasks.removeLast());
     return true;
   }
 
@@ -242,17 +237,17 @@ final class HandlerPool {
    * so that it keeps watching; null when none is parked.
    */
   private Runner takeParked() {
-    Runner last = parked.peekLast();
-    if (last == null || last != watcher || parked.size() == 1) {
-      if (last != null && last == watcher) {
-        watcher = null;
-      }
-      return parked.pollLast();
+    Runner last = parked.pollLast();
+    if (last == null || last != watcher) {
+      return last;
     }
-    parked.pollLast();
-    Runner runner = parked.pollLast();
+    Runner other = parked.pollLast();
+    if (other == null) {
+      watcher = null;
+      return last;
+    }
     parked.addLast(last);
-    return runner;
+    return other;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.sluice.client;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -322,7 +323,7 @@ class HandlerPoolTest {
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch blockerRunning = new CountDownLatch(1);
     CountDownLatch behind = new CountDownLatch(4);
-    List<Runnable> burst = new java.util.ArrayList<>();
+    List<Runnable> burst = new ArrayList<>();
     burst.add(() -> {
       blockerRunning.countDown();
       awaitQuietly(release);
@@ -343,7 +344,7 @@ class HandlerPoolTest {
   private void runQuickBursts(int bursts) throws InterruptedException {
     for (int b = 0; b < bursts; b++) {
       CountDownLatch done = new CountDownLatch(16);
-      List<Runnable> burst = new java.util.ArrayList<>();
+      List<Runnable> burst = new ArrayList<>();
       for (int i = 0; i < 16; i++) {
         burst.add(done::countDown);
       }
