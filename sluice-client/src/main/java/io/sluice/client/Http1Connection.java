@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -165,17 +166,37 @@ final class Http1Connection implements AutoCloseable {
   }
 
   /**
-   * Sends a GET and returns once the response head arrived (within {@code headTimeout}); the
-   * body is then read without a timeout. The connection is the stream's from then on.
+   * Sends a GET and returns once the response head arrived (within {@code headTimeout}, or the
+   * connection is closed); the body is then read without a timeout. The connection is the
+   * stream's from then on.
    */
   Head openStream(String target, String accept, String workerId, Duration headTimeout)
       throws IOException {
     reusable = false;
-    socket.setSoTimeout(timeoutMillis(headTimeout));
-    writeRequest("GET", target, accept, null, null, workerId);
-    Head head = readHead();
-    socket.setSoTimeout(0);
+    if (network != null) {
+      // Under TLS the handshake already read with a timeout, so nothing is saved.
+      socket.setSoTimeout(timeoutMillis(headTimeout));
+      writeRequest("GET", target, accept, null, null, workerId);
+      Head head = readHead();
+      socket.setSoTimeout(0);
+      return head;
+    }
+    HeadDeadlines.Deadline deadline = HeadDeadlines.start(socket, headTimeout);
+    Head head;
+    try {
+      writeRequest("GET", target, accept, null, null, workerId);
+      head = readHead();
+    } catch (IOException e) {
+      throw deadline.passed() ? headOverdue(headTimeout) : e;
+    }
+    if (!deadline.met()) {
+      throw headOverdue(headTimeout);
+    }
     return head;
+  }
+
+  private static SocketTimeoutException headOverdue(Duration timeout) {
+    return new SocketTimeoutException("no response head within " + timeout.toMillis() + " ms");
   }
 
   /** The body of the response whose head was just read: chunked, sized, or up to the close. */
