@@ -37,10 +37,6 @@ final class HeadDeadlines {
     boolean met() {
       return closing.cancel(false);
     }
-
-    boolean passed() {
-      return closing.isDone() && !closing.isCancelled();
-    }
   }
 
   private static void closeQuietly(Socket socket) {

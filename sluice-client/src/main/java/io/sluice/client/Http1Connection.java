@@ -187,7 +187,10 @@ final class Http1Connection implements AutoCloseable {
       writeRequest("GET", target, accept, null, null, workerId);
       head = readHead();
     } catch (IOException e) {
-      throw deadline.passed() ? headOverdue(headTimeout) : e;
+      throw deadline.met() ? e : headOverdue(headTimeout);
+    } catch (RuntimeException e) {
+      deadline.met();
+      throw e;
     }
     if (!deadline.met()) {
       throw headOverdue(headTimeout);
