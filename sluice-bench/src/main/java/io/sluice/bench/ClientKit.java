@@ -117,7 +117,9 @@ public final class ClientKit implements AutoCloseable {
    * <p>That matters for a request chained on a new connection: sent from the bench's main thread,
    * its response is handled on the event loop while the main thread chains the body read, and
    * Vert.x 5.0.7 then loses the response's end if it comes first, so the body never completes
-   * (seen as "connecting enqueue lanes did not finish": about one probe in 4,000).
+   * (seen as "connecting enqueue lanes did not finish": about one probe in 4,000). Even on the
+   * loop, a response's body must be asked for in the callback that receives the response, not
+   * in a later turn: Vert.x drops what arrives before anyone listens.
    */
   public static <T> Future<T> onContext(Context ctx, Supplier<Future<T>> action) {
     CompletableFuture<T> result = new CompletableFuture<>();

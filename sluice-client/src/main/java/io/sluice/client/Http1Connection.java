@@ -181,14 +181,14 @@ final class Http1Connection implements AutoCloseable {
       socket.setSoTimeout(0);
       return head;
     }
-    HeadDeadlines.Deadline deadline = HeadDeadlines.start(socket, headTimeout);
+    HeadDeadlines.Deadline deadline = HeadDeadlines.start(socket, timeoutMillis(headTimeout));
     Head head;
     try {
       writeRequest("GET", target, accept, null, null, workerId);
       head = readHead();
     } catch (IOException e) {
       throw deadline.met() ? e : headOverdue(headTimeout);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       deadline.met();
       throw e;
     }
