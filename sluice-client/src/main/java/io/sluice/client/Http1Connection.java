@@ -29,6 +29,7 @@ import javax.net.ssl.SSLSocketFactory;
  */
 final class Http1Connection implements AutoCloseable {
   private static final int MAX_HEAD_BYTES = 64 * 1024;
+  private static final Duration LONGEST_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
 
   /** A response's status and the headers the worker uses, names in lower case. */
   record Head(int status, Map<String, String> headers) {
@@ -306,7 +307,10 @@ final class Http1Connection implements AutoCloseable {
   }
 
   private static int timeoutMillis(Duration timeout) {
-    return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    if (timeout.compareTo(LONGEST_TIMEOUT) >= 0) {
+      return Integer.MAX_VALUE; // toMillis() would overflow for the longest durations
+    }
+    return (int) Math.max(1, timeout.toMillis());
   }
 
   /**

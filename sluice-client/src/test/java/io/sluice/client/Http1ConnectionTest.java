@@ -484,6 +484,21 @@ class Http1ConnectionTest {
   }
 
   @Test
+  void aStreamHeadTimeoutTooLongToCountIsCapped() throws Exception {
+    server = FakeHttpServer.start(conn -> {
+      conn.readRequest();
+      conn.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n0\r\n\r\n");
+      conn.awaitClientClose(Duration.ofSeconds(5));
+    });
+    Http1Connection conn = open("");
+
+    Http1Connection.Head head = conn.openStream("/jobs/take", "application/x-ndjson", null,
+        Duration.ofSeconds(Long.MAX_VALUE));
+
+    assertThat(text(conn.body(head).readAllBytes())).isEqualTo("first");
+  }
+
+  @Test
   void streamHeadIsBoundByTheHeadTimeout() throws Exception {
     server = FakeHttpServer.start(conn -> {
       conn.readRequest();
