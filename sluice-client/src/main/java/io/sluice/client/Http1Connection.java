@@ -200,7 +200,7 @@ final class Http1Connection implements AutoCloseable {
   }
 
   private static SocketTimeoutException headOverdue(Duration timeout) {
-    return new SocketTimeoutException("no response head within " + timeout.toMillis() + " ms");
+    return new SocketTimeoutException("no response head within " + timeoutMillis(timeout) + " ms");
   }
 
   /** The body of the response whose head was just read: chunked, sized, or up to the close. */
