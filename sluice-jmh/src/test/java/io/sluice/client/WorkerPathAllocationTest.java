@@ -2,7 +2,8 @@ package io.sluice.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
+import io.sluice.jmh.AllocationMeter;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.Test;
  * {@link JobDeserializer} costs only a fifth more.
  */
 class WorkerPathAllocationTest {
-  private static final int ROUNDS = 30;
   /**
    * 868 bytes when set: the job, its strings and instants, and its payload as a tree (an object
    * node, its map and three value nodes); 1,047 through Jackson's generic reader for records.
@@ -26,32 +26,24 @@ class WorkerPathAllocationTest {
   private final WorkerPathBenchmark benchmark = new WorkerPathBenchmark();
 
   @Test
-  void readingATakeStreamLine() throws Exception {
+  void readingATakeStreamLine() {
     long perJob = bytesPerJob(benchmark::readTakeStream);
     assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(READ_LINE_BUDGET);
   }
 
   @Test
-  void bindingThePayloadAndCallingTheHandler() throws Exception {
+  void bindingThePayloadAndCallingTheHandler() {
     long perJob = bytesPerJob(benchmark::bindAndHandle);
     assertThat(perJob).as("bytes allocated per job").isLessThanOrEqualTo(BIND_AND_HANDLE_BUDGET);
   }
 
-  private interface Round {
-    Object run() throws Exception;
-  }
-
-  private static long bytesPerJob(Round round) throws Exception {
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long allocated = 0;
-    for (int i = 0; i < 2 * ROUNDS; i++) {
-      long before = threads.getCurrentThreadAllocatedBytes();
-      round.run();
-      if (i >= ROUNDS) {
-        allocated += threads.getCurrentThreadAllocatedBytes() - before;
+  private static long bytesPerJob(Callable<?> round) {
+    return AllocationMeter.bytesPerUnit(WorkerPathBenchmark.JOBS, () -> { }, () -> {
+      try {
+        round.call();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
       }
-    }
-    return allocated / ((long) ROUNDS * WorkerPathBenchmark.JOBS);
+    });
   }
 }

@@ -2,7 +2,6 @@ package io.sluice.jmh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.Test;
  * again goes over it.
  */
 class HotPathAllocationTest {
-  private static final int ROUNDS = 30;
   /**
    * 275 bytes when set (issue 17, session 14): the job, its payload copy and its id, read byte by
    * byte by PlainEnqueueReader; 376 through Jackson's tokens, which made each job's type and queue
@@ -68,18 +66,7 @@ class HotPathAllocationTest {
 
   /** Bytes a round allocates per job, not counting what {@code setUp} allocates before it. */
   private static long bytesPerJob(Runnable setUp, Runnable round) {
-    com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-    long allocated = 0;
-    for (int i = 0; i < 2 * ROUNDS; i++) {
-      setUp.run();
-      long before = threads.getCurrentThreadAllocatedBytes();
-      round.run();
-      if (i >= ROUNDS) {
-        allocated += threads.getCurrentThreadAllocatedBytes() - before;
-      }
-    }
-    return allocated / ((long) ROUNDS * HotPathJobs.JOBS);
+    return AllocationMeter.bytesPerUnit(HotPathJobs.JOBS, setUp, round);
   }
 
   @Test
