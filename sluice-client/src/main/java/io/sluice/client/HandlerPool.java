@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Spinning a while before parking, to catch the next job of a burst without a wake-up, was
  * tried and not kept: 20 µs saved nothing measurable in that bench and 100 µs lost a third.
+ *
+ * <p>A job that arrives while no thread runs or is on its way, a watcher parks, and jobs take
+ * less than {@link #HELP_NANOS} on average, may be run by the thread that hands it in ({@link
+ * #runHereIfQuick}): a stream of quick jobs then wakes no thread at all. It counts as one of the
+ * {@code size} running. Should it run longer than {@link #WATCH_NANOS}, the watcher's look tells
+ * {@code onCallerStalled}, once per such job, so the caller's other work (reading the take
+ * stream) can be taken over meanwhile.
  */
 final class HandlerPool {
   private static final Logger LOG = LoggerFactory.getLogger(HandlerPool.class);
@@ -63,6 +70,14 @@ final class HandlerPool {
   private boolean shutdown;
   /** Set by shutdownNow: a running job keeps its interrupt instead of having it cleared. */
   private volatile boolean stopNow;
+  /** Told by the watcher when a job run by its caller has run longer than WATCH_NANOS. */
+  private Runnable onCallerStalled;
+  /** The thread running a job in runHereIfQuick, or null. */
+  private Thread caller;
+  /** When the caller's job started. */
+  private long callerSince;
+  /** Whether the caller's current job was reported stalled. */
+  private boolean callerStallReported;
 
   /** One thread of the pool. */
   private final class Runner implements Runnable {
@@ -88,6 +103,67 @@ final class HandlerPool {
     }
     this.size = size;
     this.factory = factory;
+  }
+
+  /**
+   * Lets {@link #runHereIfQuick} run jobs on their caller, {@code onStalled} being told (on a
+   * pool thread, outside the pool's lock) when one of them runs longer than {@link #WATCH_NANOS}.
+   * Until this is called, every job goes to the pool's threads.
+   */
+  void allowCallerRuns(Runnable onStalled) {
+    lock.lock();
+    try {
+      onCallerStalled = onStalled;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Runs {@code task} on the calling thread and returns true when the pool would have one thread
+   * run it anyway without help: none runs or is on its way, nothing is queued, a watcher parks,
+   * and jobs take less than {@link #HELP_NANOS} on average. Else returns false without running
+   * it. A pool of one thread never runs jobs on the caller (the watcher could not step in).
+   */
+  boolean runHereIfQuick(Runnable task) {
+    lock.lock();
+    try {
+      if (onCallerStalled == null || shutdown || size < 2 || active > 0 || searching > 0
+          || watcher == null || !tasks.isEmpty() || caller != null
+          || averageJobNanos > HELP_NANOS) {
+        return false;
+      }
+      caller = Thread.currentThread();
+      callerStallReported = false;
+      active++;
+      callerSince = System.nanoTime();
+    } finally {
+      lock.unlock();
+    }
+    Runner helper = null;
+    try {
+      run(task);
+    } finally {
+      long took = System.nanoTime() - callerSince;
+      lock.lock();
+      try {
+        caller = null;
+        active--;
+        finished++;
+        averageJobNanos += (took - averageJobNanos) / 8;
+        // Jobs queued meanwhile wait for nobody else when the pool was full with this one.
+        if (!tasks.isEmpty() && searching == 0) {
+          helper = wakeOrStart();
+        }
+        if (runners.isEmpty()) {
+          allStopped.signalAll();
+        }
+      } finally {
+        lock.unlock();
+      }
+      resume(helper);
+    }
+    return true;
   }
 
   /** Queues {@code task}; throws {@link RejectedExecutionException} once shut down. */
@@ -175,17 +251,23 @@ final class HandlerPool {
       for (Runner runner : runners) {
         runner.thread.interrupt();
       }
+      if (caller != null) {
+        caller.interrupt();
+      }
     } finally {
       lock.unlock();
     }
     toWake.forEach(this::resume);
   }
 
-  /** After a shutdown: true once every thread has ended, false if {@code nanos} passed first. */
+  /**
+   * After a shutdown: true once every thread has ended and no job runs on a caller, false if
+   * {@code nanos} passed first.
+   */
   boolean awaitTermination(long nanos) throws InterruptedException {
     lock.lock();
     try {
-      while (!runners.isEmpty()) {
+      while (!runners.isEmpty() || caller != null) {
         if (nanos <= 0) {
           return false;
         }
@@ -214,6 +296,9 @@ final class HandlerPool {
 
   /** Under the lock: a parked thread to wake, else a new one if the pool has room, else null. */
   private Runner wakeOrStart() {
+    if (active + searching >= size) {
+      return null; // full: a job running on its caller is one of the size
+    }
     Runner runner = takeParked();
     if (runner == null) {
       if (runners.size() >= size) {
@@ -332,7 +417,7 @@ final class HandlerPool {
     lock.lock();
     try {
       while (true) {
-        Runnable task = tasks.pollFirst();
+        Runnable task = active < size ? tasks.pollFirst() : null;
         if (task != null) {
           if (searchingNow) {
             searching--;
@@ -370,9 +455,11 @@ final class HandlerPool {
           searchingNow = false;
         }
         // Watch while jobs run or have just run, so the next burst finds a watcher; after a
-        // look, only if jobs finished since the last one (one long job is not watched for ever).
-        boolean watch = watcher == null
-            && (watchedBefore ? finished != finishedAtLook : active > 0 || ranJob);
+        // look, only if jobs finished since the last one (one long job is not watched for ever)
+        // or a job runs on its caller and is not yet reported stalled.
+        boolean watch = watcher == null && (watchedBefore
+            ? finished != finishedAtLook || callerNotYetStalled()
+            : active > 0 || ranJob);
         ranJob = false;
         if (watch) {
           watcher = me;
@@ -395,6 +482,17 @@ final class HandlerPool {
           if (watcher == me) {
             watcher = null;
           }
+          Runnable stalled = callerStalled();
+          if (stalled != null) {
+            lock.unlock();
+            try {
+              stalled.run();
+            } catch (RuntimeException e) {
+              LOG.error("could not take over from a stalled job's caller", e);
+            } finally {
+              lock.lock();
+            }
+          }
         }
       }
     } finally {
@@ -410,6 +508,24 @@ final class HandlerPool {
       }
       lock.unlock();
     }
+  }
+
+  /** Under the lock: a job runs on its caller, not yet reported stalled. */
+  private boolean callerNotYetStalled() {
+    return caller != null && !callerStallReported;
+  }
+
+  /**
+   * Under the lock: what to tell, once per job, when the job running on its caller has run
+   * longer than {@link #WATCH_NANOS}; else null.
+   */
+  private Runnable callerStalled() {
+    if (caller == null || callerStallReported
+        || System.nanoTime() - callerSince < WATCH_NANOS) {
+      return null;
+    }
+    callerStallReported = true;
+    return onCallerStalled;
   }
 
   /** Parks until woken, or until {@code nanos} have passed when that is not 0. */

@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +20,12 @@ import org.slf4j.LoggerFactory;
  * stream ends. The permits keep the jobs a worker holds (running, queued for a thread, or
  * awaiting their ack) at most the prefetch, also across reconnections, when jobs of the old
  * stream may still be running.
+ *
+ * <p>A job may instead be run on the loop's thread itself ({@code runHere}), when the handler
+ * threads would have had one thread run it alone anyway: a stream of quick jobs then needs no
+ * thread hand-off per burst. The stream is not read while such a job runs. Should the job
+ * stall, {@link #relieveStalled} starts a relief thread that reads and hands jobs on in the
+ * loop's place until the job is done and the loop takes the stream back.
  */
 final class TakeLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TakeLoop.class);
@@ -28,12 +36,27 @@ final class TakeLoop implements Runnable {
   private final String workerId;
   private final Semaphore permits;
   private final Consumer<Job> dispatch;
+  private final Predicate<Job> runHere;
   private final Runnable handOff;
   private final Runnable drained;
   private final ReconnectDelay delay;
   private final BooleanSupplier stopping;
   private volatile TakeStream current;
   private volatile boolean closed;
+  /** Held by the thread reading the stream: the loop's, or a relief's while a job runs here. */
+  private final ReentrantLock reading = new ReentrantLock();
+  /** The stream being drained, for a relief. */
+  private volatile TakeStream draining;
+  /** Counts the jobs run on the loop's thread; a relief serves the one it was started for. */
+  private volatile long runsHere;
+  private volatile boolean runningHere;
+  /** Set by the loop's thread once its job is done, so that a relief hands the stream back. */
+  private volatile boolean wantBack;
+  private volatile Thread relief;
+  private volatile String loopThreadName = "sluice-take";
+  /** What a relief saw of the stream, read by the loop once it holds {@link #reading} again. */
+  private boolean reliefSawEnd;
+  private RuntimeException reliefFailure;
 
   /**
    * @param handOff told on the loop's thread to pass on the jobs dispatched so far
@@ -41,14 +64,15 @@ final class TakeLoop implements Runnable {
    *     after {@code handOff}
    */
   TakeLoop(JobsApi jobs, List<String> queues, int prefetch, String workerId, Semaphore permits,
-      Consumer<Job> dispatch, Runnable handOff, Runnable drained, ReconnectDelay delay,
-      BooleanSupplier stopping) {
+      Consumer<Job> dispatch, Predicate<Job> runHere, Runnable handOff, Runnable drained,
+      ReconnectDelay delay, BooleanSupplier stopping) {
     this.jobs = jobs;
     this.queues = queues;
     this.prefetch = prefetch;
     this.workerId = workerId;
     this.permits = permits;
     this.dispatch = dispatch;
+    this.runHere = runHere;
     this.handOff = handOff;
     this.drained = drained;
     this.delay = delay;
@@ -57,6 +81,7 @@ final class TakeLoop implements Runnable {
 
   @Override
   public void run() {
+    loopThreadName = Thread.currentThread().getName();
     while (!closed) {
       long retryAfterMs = -1;
       try {
@@ -100,18 +125,113 @@ final class TakeLoop implements Runnable {
   }
 
   private void drain(TakeStream stream) throws InterruptedException {
+    reading.lock();
+    draining = stream;
+    reliefSawEnd = false;
+    reliefFailure = null;
     try {
       Job job;
       while ((job = stream.next()) != null) {
-        if (stopping.getAsBoolean()) {
-          continue; // left unstarted: the server requeues it when the stream closes
+        if (!take(job)) {
+          continue;
         }
-        if (!permits.tryAcquire()) {
-          handOff.run(); // the jobs in hand free the permits
-          permits.acquire();
+        if (!runHereLendingStream(job)) {
+          dispatch.accept(job);
         }
-        dispatch.accept(job);
+        if (reliefSawEnd) {
+          return;
+        }
+        if (reliefFailure != null) {
+          throw reliefFailure;
+        }
       }
+    } finally {
+      draining = null;
+      handOff.run();
+      reading.unlock();
+    }
+  }
+
+  /** False for a job left unstarted while stopping; else once it holds a prefetch permit. */
+  private boolean take(Job job) throws InterruptedException {
+    if (stopping.getAsBoolean()) {
+      return false; // left unstarted: the server requeues it when the stream closes
+    }
+    if (!permits.tryAcquire()) {
+      handOff.run(); // the jobs in hand free the permits
+      permits.acquire();
+    }
+    return true;
+  }
+
+  /**
+   * Holding {@link #reading}: offers {@code job} to {@code runHere} with the stream lent to a
+   * relief, should the job stall, and takes the stream back afterwards (waiting for a relief to
+   * hand it back at its next job).
+   */
+  private boolean runHereLendingStream(Job job) {
+    runsHere++;
+    runningHere = true;
+    reading.unlock();
+    try {
+      return runHere.test(job);
+    } finally {
+      runningHere = false;
+      wantBack = true;
+      reading.lock();
+      wantBack = false;
+    }
+  }
+
+  /**
+   * Told by the handler threads when a job run on the loop's thread has stalled: starts a relief
+   * that reads the stream and hands its jobs on meanwhile.
+   */
+  void relieveStalled() {
+    long run = runsHere;
+    if (!runningHere || closed) {
+      return;
+    }
+    Thread thread = new Thread(() -> relieve(run), loopThreadName + "-relief");
+    thread.setDaemon(true);
+    relief = thread;
+    thread.start();
+  }
+
+  /** On a relief thread: serves the stalled run {@code run} unless it ended before. */
+  private void relieve(long run) {
+    reading.lock();
+    try {
+      TakeStream stream = draining;
+      if (runningHere && runsHere == run && stream != null) {
+        readInsteadOfLoop(stream);
+      }
+    } finally {
+      if (relief == Thread.currentThread()) {
+        relief = null;
+      }
+      reading.unlock();
+    }
+  }
+
+  /** Holding {@link #reading}: reads and hands jobs on until the loop wants the stream back. */
+  private void readInsteadOfLoop(TakeStream stream) {
+    LOG.debug("a job running on the take thread is slow; a relief reads the stream meanwhile");
+    try {
+      while (!wantBack) {
+        Job job = stream.next();
+        if (job == null) {
+          reliefSawEnd = true;
+          return;
+        }
+        if (take(job)) {
+          dispatch.accept(job);
+        }
+      }
+    } catch (InterruptedException e) {
+      // Interrupted by close(): the stream is closed too.
+    } catch (RuntimeException e) {
+      reliefFailure = e;
     } finally {
       handOff.run();
     }
@@ -150,6 +270,10 @@ final class TakeLoop implements Runnable {
     TakeStream stream = current;
     if (stream != null) {
       stream.close();
+    }
+    Thread reliefThread = relief;
+    if (reliefThread != null) {
+      reliefThread.interrupt();
     }
     loopThread.interrupt();
   }

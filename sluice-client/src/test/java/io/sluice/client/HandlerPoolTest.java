@@ -341,6 +341,132 @@ class HandlerPoolTest {
     }
   }
 
+  @Test
+  void aQuickJobRunsOnItsCallerWhileAThreadWatches() throws Exception {
+    pool = new HandlerPool(4, factory);
+    pool.allowCallerRuns(() -> { });
+    List<Thread> ranOn = new CopyOnWriteArrayList<>();
+    long wakeUps = runOnCaller(() -> ranOn.add(Thread.currentThread()));
+    assertThat(ranOn).containsExactly(Thread.currentThread());
+    assertThat(pool.wakeUps()).isEqualTo(wakeUps);
+  }
+
+  @Test
+  void noJobRunsOnItsCallerUnlessAllowedNorInAPoolOfOne() throws Exception {
+    pool = new HandlerPool(4, factory);
+    for (int i = 0; i < 20; i++) {
+      runQuickBursts(1);
+      assertThat(pool.runHereIfQuick(() -> { })).isFalse();
+    }
+    pool.shutdownNow();
+    pool = new HandlerPool(1, factory);
+    pool.allowCallerRuns(() -> { });
+    for (int i = 0; i < 20; i++) {
+      runQuickBursts(1);
+      assertThat(pool.runHereIfQuick(() -> { })).isFalse();
+    }
+  }
+
+  @Test
+  void aStalledJobOnItsCallerIsReportedOnceAndJobsHandedInMeanwhileRun() throws Exception {
+    pool = new HandlerPool(4, factory);
+    AtomicInteger reports = new AtomicInteger();
+    CountDownLatch reported = new CountDownLatch(1);
+    pool.allowCallerRuns(() -> {
+      reports.incrementAndGet();
+      reported.countDown();
+    });
+    CountDownLatch release = new CountDownLatch(1);
+    Thread caller = onCaller(() -> awaitQuietly(release));
+    assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+    CountDownLatch othersRan = new CountDownLatch(3);
+    pool.executeAll(List.of(othersRan::countDown, othersRan::countDown, othersRan::countDown));
+    assertThat(othersRan.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(20); // ten watches: the stall is told once
+    assertThat(reports.get()).isEqualTo(1);
+    release.countDown();
+    caller.join(10_000);
+    assertThat(caller.isAlive()).isFalse();
+  }
+
+  @Test
+  void aJobOnItsCallerCountsAgainstThePoolsSize() throws Exception {
+    pool = new HandlerPool(2, factory);
+    CountDownLatch reported = new CountDownLatch(1);
+    pool.allowCallerRuns(reported::countDown);
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger mostAtOnce = new AtomicInteger();
+    CountDownLatch release = new CountDownLatch(1);
+    Runnable blocking = () -> {
+      mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+      awaitQuietly(release);
+      running.decrementAndGet();
+    };
+    Thread caller = onCaller(blocking);
+    assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+    CountDownLatch done = new CountDownLatch(3);
+    List<Runnable> more = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      more.add(() -> {
+        blocking.run();
+        done.countDown();
+      });
+    }
+    pool.executeAll(more);
+    Await.until(() -> running.get() == 2, "a thread to run beside the caller");
+    Thread.sleep(20); // ten watches: time enough for a third to start, were it let
+    assertThat(mostAtOnce.get()).isEqualTo(2);
+    release.countDown();
+    assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
+    caller.join(10_000);
+    assertThat(mostAtOnce.get()).isEqualTo(2);
+  }
+
+  @Test
+  void terminationWaitsForAJobOnItsCaller() throws Exception {
+    pool = new HandlerPool(4, factory);
+    CountDownLatch reported = new CountDownLatch(1);
+    pool.allowCallerRuns(reported::countDown);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread caller = onCaller(() -> awaitQuietly(release));
+    assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();
+    pool.shutdown();
+    assertThat(pool.awaitTermination(TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
+    release.countDown();
+    assertThat(pool.awaitTermination(SECONDS_10)).isTrue();
+    caller.join(10_000);
+  }
+
+  /**
+   * Hands in bursts of quick jobs until the pool lets this thread run {@code task} itself;
+   * returns the pool's wake-ups just before it did.
+   */
+  private long runOnCaller(Runnable task) throws InterruptedException {
+    long deadline = System.nanoTime() + SECONDS_10;
+    while (true) {
+      runQuickBursts(1);
+      long wakeUps = pool.wakeUps();
+      if (pool.runHereIfQuick(task)) {
+        return wakeUps;
+      }
+      assertThat(System.nanoTime()).as("a job let run on its caller in time").isLessThan(deadline);
+    }
+  }
+
+  /** A thread that runs {@code task} as the pool's caller, started. */
+  private Thread onCaller(Runnable task) {
+    Thread caller = new Thread(() -> {
+      try {
+        runOnCaller(task);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "pool-test-caller");
+    caller.setDaemon(true);
+    caller.start();
+    return caller;
+  }
+
   private void runQuickBursts(int bursts) throws InterruptedException {
     for (int b = 0; b < bursts; b++) {
       CountDownLatch done = new CountDownLatch(16);

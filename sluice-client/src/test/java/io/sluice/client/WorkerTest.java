@@ -223,6 +223,42 @@ class WorkerTest extends SharedServerTest {
   }
 
   @Test
+  void aSlowJobRunOnTheTakeThreadHoldsUpNoJobAfterIt() {
+    String queue = TestServer.uniqueName("relief");
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger slowOnTakeThread = new AtomicInteger();
+    AtomicInteger after = new AtomicInteger();
+    int rounds = 0;
+    try (Worker worker = worker(queue).concurrency(4).prefetch(8).build()) {
+      worker.handle("quick", Map.class, (payload, job) -> { });
+      worker.handle("after", Map.class, (payload, job) -> after.incrementAndGet());
+      worker.handle("slow", Map.class, (payload, job) -> {
+        // Held only where it stops the stream being read: on the take thread.
+        if (Thread.currentThread().getName().endsWith("-take")) {
+          slowOnTakeThread.incrementAndGet();
+          release.await(60, TimeUnit.SECONDS); // longer than the test waits for the jobs after it
+        }
+      });
+      worker.start();
+      // A burst of quick jobs has the take thread run them itself, most likely the slow one too.
+      while (slowOnTakeThread.get() == 0 && rounds < 10) {
+        rounds++;
+        List<EnqueueRequest> burst = new ArrayList<>();
+        IntStream.range(0, 400).forEach(i -> burst.add(EnqueueRequest.builder(queue, "quick", Map.of()).build()));
+        burst.add(EnqueueRequest.builder(queue, "slow", Map.of()).build());
+        IntStream.range(0, 20).forEach(i -> burst.add(EnqueueRequest.builder(queue, "after", Map.of()).build()));
+        client.jobs().enqueueAll(burst);
+        int expected = 20 * rounds;
+        Await.until(() -> after.get() == expected, "the jobs after the slow one to run");
+      }
+      assertThat(slowOnTakeThread.get()).as("the slow job run on the take thread").isEqualTo(1);
+      assertThat(release.getCount()).as("the slow job still running").isEqualTo(1);
+      release.countDown();
+      awaitQueueEmpty(queue);
+    }
+  }
+
+  @Test
   void handlersRunOnPlatformThreadsBeforeJava21() {
     String queue = TestServer.uniqueName("threads");
     Set<Boolean> daemon = ConcurrentHashMap.newKeySet();
