@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +73,9 @@ final class HandlerPool {
   /** Set by shutdownNow: a running job keeps its interrupt instead of having it cleared. */
   private volatile boolean stopNow;
   /** Told by the watcher when a job run by its caller has run longer than WATCH_NANOS. */
-  private Runnable onCallerStalled;
+  private Consumer<BooleanSupplier> onCallerStalled;
+  /** Counts the jobs run by their callers, so that a late look at a stall can tell which. */
+  private long callerRuns;
   /** The thread running a job in runHereIfQuick, or null. */
   private Thread caller;
   /** When the caller's job started. */
@@ -107,10 +111,11 @@ final class HandlerPool {
 
   /**
    * Lets {@link #runHereIfQuick} run jobs on their caller, {@code onStalled} being told (on a
-   * pool thread, outside the pool's lock) when one of them runs longer than {@link #WATCH_NANOS}.
-   * Until this is called, every job goes to the pool's threads.
+   * pool thread, outside the pool's lock) when one of them runs longer than {@link #WATCH_NANOS},
+   * with a check that is true for as long as that job still runs. Until this is called, every
+   * job goes to the pool's threads.
    */
-  void allowCallerRuns(Runnable onStalled) {
+  void allowCallerRuns(Consumer<BooleanSupplier> onStalled) {
     lock.lock();
     try {
       onCallerStalled = onStalled;
@@ -134,6 +139,7 @@ final class HandlerPool {
         return false;
       }
       caller = Thread.currentThread();
+      callerRuns++;
       callerStallReported = false;
       active++;
       callerSince = System.nanoTime();
@@ -143,6 +149,10 @@ final class HandlerPool {
     Runner helper = null;
     try {
       run(task);
+      // An interrupt the job left would abort the caller's own next wait; shutdownNow's stays.
+      if (Thread.interrupted() && stopNow) {
+        Thread.currentThread().interrupt();
+      }
     } finally {
       long took = System.nanoTime() - callerSince;
       lock.lock();
@@ -482,11 +492,11 @@ final class HandlerPool {
           if (watcher == me) {
             watcher = null;
           }
-          Runnable stalled = callerStalled();
+          BooleanSupplier stalled = callerStalled();
           if (stalled != null) {
             lock.unlock();
             try {
-              stalled.run();
+              onCallerStalled.accept(stalled);
             } catch (RuntimeException e) {
               LOG.error("could not take over from a stalled job's caller", e);
             } finally {
@@ -519,13 +529,23 @@ final class HandlerPool {
    * Under the lock: what to tell, once per job, when the job running on its caller has run
    * longer than {@link #WATCH_NANOS}; else null.
    */
-  private Runnable callerStalled() {
+  private BooleanSupplier callerStalled() {
     if (caller == null || callerStallReported
         || System.nanoTime() - callerSince < WATCH_NANOS) {
       return null;
     }
     callerStallReported = true;
-    return onCallerStalled;
+    long run = callerRuns;
+    return () -> callerStillRuns(run);
+  }
+
+  private boolean callerStillRuns(long run) {
+    lock.lock();
+    try {
+      return caller != null && callerRuns == run;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Parks until woken, or until {@code nanos} have passed when that is not 0. */

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A job may instead be run on the loop's thread itself ({@code runHere}), when the handler
  * threads would have had one thread run it alone anyway: a stream of quick jobs then needs no
- * thread hand-off per burst. The stream is not read while such a job runs. Should the job
- * stall, {@link #relieveStalled} starts a relief thread that reads and hands jobs on in the
- * loop's place until the job is done and the loop takes the stream back.
+ * thread hand-off per burst. Should the job stall, {@link #relieveStalled} starts a relief thread
+ * that reads and hands jobs on in the loop's place (so {@code handOff} and {@code drained} then
+ * run on it) until the job is done and the loop takes the stream back; should the stream end
+ * meanwhile, the relief reconnects and runs the loop from then on.
  */
 final class TakeLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TakeLoop.class);
@@ -47,16 +48,13 @@ final class TakeLoop implements Runnable {
   private final ReentrantLock reading = new ReentrantLock();
   /** The stream being drained, for a relief. */
   private volatile TakeStream draining;
-  /** Counts the jobs run on the loop's thread; a relief serves the one it was started for. */
-  private volatile long runsHere;
   private volatile boolean runningHere;
   /** Set by the loop's thread once its job is done, so that a relief hands the stream back. */
   private volatile boolean wantBack;
   private volatile Thread relief;
+  /** The thread that runs the loop: the take thread, or a relief that carried on in its place. */
+  private volatile Thread reader;
   private volatile String loopThreadName = "sluice-take";
-  /** What a relief saw of the stream, read by the loop once it holds {@link #reading} again. */
-  private boolean reliefSawEnd;
-  private RuntimeException reliefFailure;
 
   /**
    * @param handOff told on the loop's thread to pass on the jobs dispatched so far
@@ -82,19 +80,32 @@ final class TakeLoop implements Runnable {
   @Override
   public void run() {
     loopThreadName = Thread.currentThread().getName();
+    loop();
+  }
+
+  /**
+   * Opens, drains and reopens the stream while this thread is the {@link #reader}: until closed,
+   * or until a relief that saw the stream end while this thread ran a job carries on in its place.
+   */
+  private void loop() {
+    reader = Thread.currentThread();
     while (!closed) {
       long retryAfterMs = -1;
+      TakeStream opened = null;
       try {
-        current = jobs.take(queues, prefetch, workerId);
+        opened = jobs.take(queues, prefetch, workerId);
+        current = opened;
         if (closed) {
-          current.close(); // close() ran while the stream was opening
-          return;
+          return; // close() ran while the stream was opening
         }
-        current.onReadMayWait(handOff);
-        current.onDrained(drained);
+        opened.onReadMayWait(handOff);
+        opened.onDrained(drained);
         delay.reset();
         LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
-        drain(current);
+        drain(opened);
+        if (reader != Thread.currentThread()) {
+          return; // a relief reconnects in this thread's place
+        }
         if (!closed) {
           LOG.info("take stream ended by the server; reconnecting");
         }
@@ -111,12 +122,16 @@ final class TakeLoop implements Runnable {
       } catch (InterruptedException e) {
         // Interrupted by close() while waiting for a permit.
       } finally {
-        TakeStream stream = current;
-        current = null;
-        if (stream != null) {
-          stream.close();
+        if (opened != null) {
+          if (current == opened) {
+            current = null;
+          }
+          opened.close();
         }
         Thread.interrupted(); // an interrupt that aborted a read must not abort the wait below
+      }
+      if (reader != Thread.currentThread()) {
+        return;
       }
       if (!closed && !pause(retryAfterMs >= 0 ? jittered(retryAfterMs) : delay.nextMs())) {
         return;
@@ -127,8 +142,6 @@ final class TakeLoop implements Runnable {
   private void drain(TakeStream stream) throws InterruptedException {
     reading.lock();
     draining = stream;
-    reliefSawEnd = false;
-    reliefFailure = null;
     try {
       Job job;
       while ((job = stream.next()) != null) {
@@ -138,11 +151,8 @@ final class TakeLoop implements Runnable {
         if (!runHereLendingStream(job)) {
           dispatch.accept(job);
         }
-        if (reliefSawEnd) {
-          return;
-        }
-        if (reliefFailure != null) {
-          throw reliefFailure;
+        if (reader != Thread.currentThread()) {
+          return; // the stream ended while lent: the relief reconnects
         }
       }
     } finally {
@@ -170,7 +180,6 @@ final class TakeLoop implements Runnable {
    * hand it back at its next job).
    */
   private boolean runHereLendingStream(Job job) {
-    runsHere++;
     runningHere = true;
     reading.unlock();
     try {
@@ -184,27 +193,30 @@ final class TakeLoop implements Runnable {
   }
 
   /**
-   * Told by the handler threads when a job run on the loop's thread has stalled: starts a relief
-   * that reads the stream and hands its jobs on meanwhile.
+   * Told by the handler threads when a job run on the loop's thread has stalled, with a check
+   * true while that job still runs: starts a relief that reads the stream and hands its jobs on
+   * meanwhile. Not a daemon: should the stream end meanwhile, the relief runs the loop instead.
    */
-  void relieveStalled() {
-    long run = runsHere;
+  void relieveStalled(BooleanSupplier stillStalled) {
     if (!runningHere || closed) {
       return;
     }
-    Thread thread = new Thread(() -> relieve(run), loopThreadName + "-relief");
-    thread.setDaemon(true);
+    Thread thread = new Thread(() -> relieve(stillStalled), loopThreadName + "-relief");
     relief = thread;
     thread.start();
   }
 
-  /** On a relief thread: serves the stalled run {@code run} unless it ended before. */
-  private void relieve(long run) {
+  /** On a relief thread: serves the stalled job unless it ended before the relief began. */
+  private void relieve(BooleanSupplier stillStalled) {
+    boolean streamEnded = false;
     reading.lock();
     try {
       TakeStream stream = draining;
-      if (runningHere && runsHere == run && stream != null) {
-        readInsteadOfLoop(stream);
+      if (runningHere && stillStalled.getAsBoolean() && stream != null) {
+        streamEnded = readInsteadOfLoop(stream);
+        if (streamEnded) {
+          reader = Thread.currentThread(); // the loop's thread leaves once its job is done
+        }
       }
     } finally {
       if (relief == Thread.currentThread()) {
@@ -212,26 +224,37 @@ final class TakeLoop implements Runnable {
       }
       reading.unlock();
     }
+    if (streamEnded && !closed) {
+      LOG.info("take stream ended while a job ran on the take thread; reconnecting from {}",
+          Thread.currentThread().getName());
+      loop();
+    }
   }
 
-  /** Holding {@link #reading}: reads and hands jobs on until the loop wants the stream back. */
-  private void readInsteadOfLoop(TakeStream stream) {
+  /**
+   * Holding {@link #reading}: reads and hands jobs on until the loop wants the stream back;
+   * true when the stream ended or failed first.
+   */
+  private boolean readInsteadOfLoop(TakeStream stream) {
     LOG.debug("a job running on the take thread is slow; a relief reads the stream meanwhile");
     try {
       while (!wantBack) {
         Job job = stream.next();
         if (job == null) {
-          reliefSawEnd = true;
-          return;
+          return true;
         }
         if (take(job)) {
           dispatch.accept(job);
         }
       }
+      return false;
     } catch (InterruptedException e) {
-      // Interrupted by close(): the stream is closed too.
-    } catch (RuntimeException e) {
-      reliefFailure = e;
+      return false; // interrupted by close(): the stream is closed too
+    } catch (SluiceException e) {
+      if (!closed) {
+        LOG.warn("take stream failed: {}", e.getMessage());
+      }
+      return true;
     } finally {
       handOff.run();
     }
@@ -274,6 +297,10 @@ final class TakeLoop implements Runnable {
     Thread reliefThread = relief;
     if (reliefThread != null) {
       reliefThread.interrupt();
+    }
+    Thread loopReader = reader;
+    if (loopReader != null && loopReader != loopThread) {
+      loopReader.interrupt();
     }
     loopThread.interrupt();
   }

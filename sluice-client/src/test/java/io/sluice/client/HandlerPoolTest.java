@@ -344,7 +344,7 @@ class HandlerPoolTest {
   @Test
   void aQuickJobRunsOnItsCallerWhileAThreadWatches() throws Exception {
     pool = new HandlerPool(4, factory);
-    pool.allowCallerRuns(() -> { });
+    pool.allowCallerRuns(stillStalled -> { });
     List<Thread> ranOn = new CopyOnWriteArrayList<>();
     long wakeUps = runOnCaller(() -> ranOn.add(Thread.currentThread()));
     assertThat(ranOn).containsExactly(Thread.currentThread());
@@ -360,7 +360,7 @@ class HandlerPoolTest {
     }
     pool.shutdownNow();
     pool = new HandlerPool(1, factory);
-    pool.allowCallerRuns(() -> { });
+    pool.allowCallerRuns(stillStalled -> { });
     for (int i = 0; i < 20; i++) {
       runQuickBursts(1);
       assertThat(pool.runHereIfQuick(() -> { })).isFalse();
@@ -372,7 +372,9 @@ class HandlerPoolTest {
     pool = new HandlerPool(4, factory);
     AtomicInteger reports = new AtomicInteger();
     CountDownLatch reported = new CountDownLatch(1);
-    pool.allowCallerRuns(() -> {
+    List<java.util.function.BooleanSupplier> checks = new CopyOnWriteArrayList<>();
+    pool.allowCallerRuns(stillStalled -> {
+      checks.add(stillStalled);
       reports.incrementAndGet();
       reported.countDown();
     });
@@ -384,16 +386,18 @@ class HandlerPoolTest {
     assertThat(othersRan.await(10, TimeUnit.SECONDS)).isTrue();
     Thread.sleep(20); // ten watches: the stall is told once
     assertThat(reports.get()).isEqualTo(1);
+    assertThat(checks.get(0).getAsBoolean()).as("the stalled job still runs").isTrue();
     release.countDown();
     caller.join(10_000);
     assertThat(caller.isAlive()).isFalse();
+    assertThat(checks.get(0).getAsBoolean()).as("the stalled job still runs").isFalse();
   }
 
   @Test
   void aJobOnItsCallerCountsAgainstThePoolsSize() throws Exception {
     pool = new HandlerPool(2, factory);
     CountDownLatch reported = new CountDownLatch(1);
-    pool.allowCallerRuns(reported::countDown);
+    pool.allowCallerRuns(stillStalled -> reported.countDown());
     AtomicInteger running = new AtomicInteger();
     AtomicInteger mostAtOnce = new AtomicInteger();
     CountDownLatch release = new CountDownLatch(1);
@@ -426,7 +430,7 @@ class HandlerPoolTest {
   void terminationWaitsForAJobOnItsCaller() throws Exception {
     pool = new HandlerPool(4, factory);
     CountDownLatch reported = new CountDownLatch(1);
-    pool.allowCallerRuns(reported::countDown);
+    pool.allowCallerRuns(stillStalled -> reported.countDown());
     CountDownLatch release = new CountDownLatch(1);
     Thread caller = onCaller(() -> awaitQuietly(release));
     assertThat(reported.await(10, TimeUnit.SECONDS)).isTrue();

@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
 
 /** Handler routing, payload mapping, outcomes and the prefetch bound. */
 class WorkerTest extends SharedServerTest {
@@ -223,6 +225,7 @@ class WorkerTest extends SharedServerTest {
   }
 
   @Test
+  @EnabledForJreRange(max = JRE.JAVA_20) // jobs run on the take thread only before Java 21
   void aSlowJobRunOnTheTakeThreadHoldsUpNoJobAfterIt() {
     String queue = TestServer.uniqueName("relief");
     CountDownLatch release = new CountDownLatch(1);
