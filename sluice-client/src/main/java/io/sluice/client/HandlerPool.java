@@ -351,8 +351,9 @@ final class HandlerPool {
    * the last queued job within {@link #HELP_NANOS} at the average job's time.
    */
   private boolean helpWanted() {
-    return active == 0 || watcher == null
-        || (long) tasks.size() * averageJobNanos > HELP_NANOS * active;
+    int takers = caller != null ? active - 1 : active; // a job on its caller takes none queued
+    return takers == 0 || watcher == null
+        || (long) tasks.size() * averageJobNanos > HELP_NANOS * takers;
   }
 
   /** Under the lock: every parked thread, taken off the list and counted as searching. */

@@ -195,13 +195,14 @@ final class TakeLoop implements Runnable {
   /**
    * Told by the handler threads when a job run on the loop's thread has stalled, with a check
    * true while that job still runs: starts a relief that reads the stream and hands its jobs on
-   * meanwhile. Not a daemon: should the stream end meanwhile, the relief runs the loop instead.
+   * meanwhile; should the stream end meanwhile, the relief runs the loop from then on.
    */
   void relieveStalled(BooleanSupplier stillStalled) {
     if (!runningHere || closed) {
       return;
     }
     Thread thread = new Thread(() -> relieve(stillStalled), loopThreadName + "-relief");
+    thread.setDaemon(true); // as the take thread: the worker's keeper holds the JVM
     relief = thread;
     thread.start();
   }

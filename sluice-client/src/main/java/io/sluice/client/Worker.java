@@ -5,6 +5,7 @@ import io.sluice.client.model.Job;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -62,6 +63,8 @@ public final class Worker implements AutoCloseable {
   /** Jobs the take thread received and has not handed to the handler threads yet. */
   private final List<Job> arrived = new ArrayList<>();
   private Thread takeThread;
+  private Thread keeper;
+  private final CountDownLatch shutDown = new CountDownLatch(1);
   private ScheduledExecutorService watchdog;
 
   private Worker(SluiceClient client, Settings settings) {
@@ -116,8 +119,12 @@ public final class Worker implements AutoCloseable {
       threads.allowCallerRuns(takeLoop::relieveStalled);
     }
     acks.start();
-    // Not a daemon: a worker keeps its JVM alive until it is shut down.
+    // The worker's threads are daemons, the take thread too since it may run a handler; this one
+    // keeps the JVM alive until shutdown, so that a handler abandoned then does not.
+    keeper = new Thread(this::awaitShutDown, name + "-alive");
+    keeper.start();
     takeThread = new Thread(takeLoop, name + "-take");
+    takeThread.setDaemon(true);
     takeThread.start();
     watchdog = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, name + "-watchdog");
@@ -215,6 +222,7 @@ public final class Worker implements AutoCloseable {
       watchdog.shutdownNow();
       takeLoop.close(takeThread);
       joinQuietly(takeThread);
+      shutDown.countDown();
     }
     return finished;
   }
@@ -223,6 +231,17 @@ public final class Worker implements AutoCloseable {
   @Override
   public void close() {
     shutdown(settings.shutdownTimeout);
+  }
+
+  private void awaitShutDown() {
+    while (true) {
+      try {
+        shutDown.await();
+        return;
+      } catch (InterruptedException e) {
+        // Only shutdown ends this thread.
+      }
+    }
   }
 
   private static void joinQuietly(Thread thread) {

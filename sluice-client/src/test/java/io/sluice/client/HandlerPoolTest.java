@@ -394,6 +394,28 @@ class HandlerPoolTest {
   }
 
   @Test
+  void aJobHandedInBesideOneOnItsCallerWakesAThread() throws Exception {
+    pool = new HandlerPool(4, factory);
+    pool.allowCallerRuns(stillStalled -> { });
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread caller = onCaller(() -> {
+      running.countDown();
+      awaitQuietly(release);
+    });
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+    // The caller takes no queued job: one handed in now needs a thread of its own at once, not
+    // at the watcher's next look.
+    long wakeUps = pool.wakeUps();
+    CountDownLatch ran = new CountDownLatch(1);
+    pool.execute(ran::countDown);
+    assertThat(pool.wakeUps()).isEqualTo(wakeUps + 1);
+    assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+    release.countDown();
+    caller.join(10_000);
+  }
+
+  @Test
   void aJobOnItsCallerCountsAgainstThePoolsSize() throws Exception {
     pool = new HandlerPool(2, factory);
     CountDownLatch reported = new CountDownLatch(1);

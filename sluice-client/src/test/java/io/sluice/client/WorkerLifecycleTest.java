@@ -70,6 +70,31 @@ class WorkerLifecycleTest {
   }
 
   @Test
+  void oneThreadKeepsTheJvmAliveFromStartToShutdown() throws InterruptedException {
+    try (TestServer server = TestServer.start(dir)) {
+      Set<Thread> before = nonDaemonThreads();
+      Worker worker = Worker.builder(server.client()).queues(TestServer.uniqueName("alive")).build();
+      assertThat(nonDaemonThreads()).as("before start").isEqualTo(before);
+      worker.start();
+      Set<Thread> keepers = nonDaemonThreads();
+      keepers.removeAll(before);
+      // The take thread may run handlers, which at the shutdown deadline are abandoned: as the
+      // handler threads, it must not keep the JVM alive then.
+      assertThat(keepers).hasSize(1).allMatch(thread -> thread.getName().endsWith("-alive"));
+      worker.shutdown(Duration.ofSeconds(5));
+      Thread keeper = keepers.iterator().next();
+      keeper.join(5_000);
+      assertThat(keeper.isAlive()).as("the keeper after shutdown").isFalse();
+    }
+  }
+
+  private static Set<Thread> nonDaemonThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(thread -> thread.isAlive() && !thread.isDaemon())
+        .collect(Collectors.toCollection(java.util.HashSet::new));
+  }
+
+  @Test
   void handlersStillRunningAtTheDeadlineAreRequeued() {
     try (TestServer server = TestServer.start(dir)) {
       SluiceClient client = server.client();

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -231,6 +232,7 @@ class WorkerTest extends SharedServerTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger slowOnTakeThread = new AtomicInteger();
     AtomicInteger after = new AtomicInteger();
+    AtomicBoolean takeThreadIsDaemon = new AtomicBoolean();
     int rounds = 0;
     try (Worker worker = worker(queue).concurrency(4).prefetch(8).build()) {
       worker.handle("quick", Map.class, (payload, job) -> { });
@@ -238,6 +240,7 @@ class WorkerTest extends SharedServerTest {
       worker.handle("slow", Map.class, (payload, job) -> {
         // Held only where it stops the stream being read: on the take thread.
         if (Thread.currentThread().getName().endsWith("-take")) {
+          takeThreadIsDaemon.set(Thread.currentThread().isDaemon());
           slowOnTakeThread.incrementAndGet();
           release.await(60, TimeUnit.SECONDS); // longer than the test waits for the jobs after it
         }
@@ -256,8 +259,48 @@ class WorkerTest extends SharedServerTest {
       }
       assertThat(slowOnTakeThread.get()).as("the slow job run on the take thread").isEqualTo(1);
       assertThat(release.getCount()).as("the slow job still running").isEqualTo(1);
+      assertThat(takeThreadIsDaemon.get()).as("a daemon, as handler threads are").isTrue();
       release.countDown();
       awaitQueueEmpty(queue);
+    }
+  }
+
+  @Test
+  @EnabledForJreRange(max = JRE.JAVA_20) // jobs run on the take thread only before Java 21
+  void aStreamThatEndsWhileAJobHoldsTheTakeThreadIsReopenedByItsRelief() throws Exception {
+    String queue = TestServer.uniqueName("relief-reopens");
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger slowOnTakeThread = new AtomicInteger();
+    AtomicInteger later = new AtomicInteger();
+    // An idle timeout below the test server's heartbeat interval (TestServer.HEARTBEAT_MS): every
+    // stream left waiting, the one the relief reads included, is closed as silent.
+    try (Worker worker = worker(queue).concurrency(4).prefetch(8)
+        .idleTimeout(Duration.ofMillis(100)).build()) {
+      worker.handle("quick", Map.class, (payload, job) -> { });
+      worker.handle("later", Map.class, (payload, job) -> later.incrementAndGet());
+      worker.handle("slow", Map.class, (payload, job) -> {
+        if (Thread.currentThread().getName().endsWith("-take")) {
+          slowOnTakeThread.incrementAndGet();
+          release.await(60, TimeUnit.SECONDS);
+        }
+      });
+      worker.start();
+      for (int round = 0; slowOnTakeThread.get() == 0 && round < 10; round++) {
+        List<EnqueueRequest> burst = new ArrayList<>();
+        IntStream.range(0, 400).forEach(i -> burst.add(EnqueueRequest.builder(queue, "quick", Map.of()).build()));
+        burst.add(EnqueueRequest.builder(queue, "slow", Map.of()).build());
+        client.jobs().enqueueAll(burst);
+        Await.until(() -> slowOnTakeThread.get() > 0
+            || client.jobs().count(JobQuery.all().queues(queue)) == 0, "the burst to run");
+      }
+      assertThat(slowOnTakeThread.get()).as("the slow job run on the take thread").isEqualTo(1);
+      // Three idle timeouts: the stream the relief read is closed by now, so a job enqueued since
+      // can only come on a stream opened since.
+      Thread.sleep(300);
+      enqueue(queue, "later", Map.of());
+      Await.until(() -> later.get() > 0, "a job enqueued later to run on a reopened stream");
+      assertThat(release.getCount()).as("the slow job still running").isEqualTo(1);
+      release.countDown();
     }
   }
 
