@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -42,15 +43,16 @@ final class TakeLoop implements Runnable {
   private final Runnable drained;
   private final ReconnectDelay delay;
   private final BooleanSupplier stopping;
-  private volatile TakeStream current;
+  private final AtomicReference<TakeStream> current = new AtomicReference<>();
   private volatile boolean closed;
   /** Held by the thread reading the stream: the loop's, or a relief's while a job runs here. */
   private final ReentrantLock reading = new ReentrantLock();
   /** The stream being drained, for a relief. */
   private volatile TakeStream draining;
-  private volatile boolean runningHere;
-  /** Set by the loop's thread once its job is done, so that a relief hands the stream back. */
-  private volatile boolean wantBack;
+  /** The loop thread running a job with the stream lent, or null. */
+  private final AtomicReference<Thread> lentBy = new AtomicReference<>();
+  /** The lender whose job is done: the relief serving it hands the stream back. */
+  private final AtomicReference<Thread> wantsBack = new AtomicReference<>();
   private volatile Thread relief;
   /** The thread that runs the loop: the take thread, or a relief that carried on in its place. */
   private volatile Thread reader;
@@ -94,7 +96,7 @@ final class TakeLoop implements Runnable {
       TakeStream opened = null;
       try {
         opened = jobs.take(queues, prefetch, workerId);
-        current = opened;
+        current.set(opened);
         if (closed) {
           return; // close() ran while the stream was opening
         }
@@ -123,9 +125,7 @@ final class TakeLoop implements Runnable {
         // Interrupted by close() while waiting for a permit.
       } finally {
         if (opened != null) {
-          if (current == opened) {
-            current = null;
-          }
+          current.compareAndSet(opened, null); // not a stream a relief opened since
           opened.close();
         }
         Thread.interrupted(); // an interrupt that aborted a read must not abort the wait below
@@ -156,8 +156,10 @@ final class TakeLoop implements Runnable {
         }
       }
     } finally {
-      draining = null;
-      handOff.run();
+      if (reader == Thread.currentThread()) { // else the relief now running the loop owns these
+        draining = null;
+        handOff.run();
+      }
       reading.unlock();
     }
   }
@@ -180,15 +182,16 @@ final class TakeLoop implements Runnable {
    * hand it back at its next job).
    */
   private boolean runHereLendingStream(Job job) {
-    runningHere = true;
+    Thread me = Thread.currentThread();
+    lentBy.set(me);
     reading.unlock();
     try {
       return runHere.test(job);
     } finally {
-      runningHere = false;
-      wantBack = true;
+      lentBy.compareAndSet(me, null);
+      wantsBack.set(me);
       reading.lock();
-      wantBack = false;
+      wantsBack.compareAndSet(me, null);
     }
   }
 
@@ -198,23 +201,24 @@ final class TakeLoop implements Runnable {
    * meanwhile; should the stream end meanwhile, the relief runs the loop from then on.
    */
   void relieveStalled(BooleanSupplier stillStalled) {
-    if (!runningHere || closed) {
+    Thread lender = lentBy.get();
+    if (lender == null || closed) {
       return;
     }
-    Thread thread = new Thread(() -> relieve(stillStalled), loopThreadName + "-relief");
+    Thread thread = new Thread(() -> relieve(lender, stillStalled), loopThreadName + "-relief");
     thread.setDaemon(true); // as the take thread: the worker's keeper holds the JVM
     relief = thread;
     thread.start();
   }
 
   /** On a relief thread: serves the stalled job unless it ended before the relief began. */
-  private void relieve(BooleanSupplier stillStalled) {
+  private void relieve(Thread lender, BooleanSupplier stillStalled) {
     boolean streamEnded = false;
     reading.lock();
     try {
       TakeStream stream = draining;
-      if (runningHere && stillStalled.getAsBoolean() && stream != null) {
-        streamEnded = readInsteadOfLoop(stream);
+      if (lentBy.get() == lender && stillStalled.getAsBoolean() && stream != null) {
+        streamEnded = readInsteadOfLoop(stream, lender);
         if (streamEnded) {
           reader = Thread.currentThread(); // the loop's thread leaves once its job is done
         }
@@ -236,10 +240,10 @@ final class TakeLoop implements Runnable {
    * Holding {@link #reading}: reads and hands jobs on until the loop wants the stream back;
    * true when the stream ended or failed first.
    */
-  private boolean readInsteadOfLoop(TakeStream stream) {
+  private boolean readInsteadOfLoop(TakeStream stream, Thread lender) {
     LOG.debug("a job running on the take thread is slow; a relief reads the stream meanwhile");
     try {
-      while (!wantBack) {
+      while (wantsBack.get() != lender) {
         Job job = stream.next();
         if (job == null) {
           return true;
@@ -281,17 +285,22 @@ final class TakeLoop implements Runnable {
    * the loop was waiting for it: the connection is dead without the socket knowing.
    */
   void closeIfIdle(long idleNanos) {
-    TakeStream stream = current;
+    TakeStream stream = current.get();
     if (stream != null && stream.idleNanos() > idleNanos) {
       LOG.warn("take stream silent for {} ms; reconnecting", idleNanos / 1_000_000);
       stream.close();
     }
   }
 
+  /** The thread running the loop: the one that ran {@link #run}, or a relief carrying on. */
+  Thread reader() {
+    return reader;
+  }
+
   /** Stops reconnecting and closes the open stream, so the server requeues what it holds. */
   void close(Thread loopThread) {
     closed = true;
-    TakeStream stream = current;
+    TakeStream stream = current.get();
     if (stream != null) {
       stream.close();
     }

@@ -63,7 +63,6 @@ public final class Worker implements AutoCloseable {
   /** Jobs the take thread received and has not handed to the handler threads yet. */
   private final List<Job> arrived = new ArrayList<>();
   private Thread takeThread;
-  private Thread keeper;
   private final CountDownLatch shutDown = new CountDownLatch(1);
   private ScheduledExecutorService watchdog;
 
@@ -119,10 +118,6 @@ public final class Worker implements AutoCloseable {
       threads.allowCallerRuns(takeLoop::relieveStalled);
     }
     acks.start();
-    // The worker's threads are daemons, the take thread too since it may run a handler; this one
-    // keeps the JVM alive until shutdown, so that a handler abandoned then does not.
-    keeper = new Thread(this::awaitShutDown, name + "-alive");
-    keeper.start();
     takeThread = new Thread(takeLoop, name + "-take");
     takeThread.setDaemon(true);
     takeThread.start();
@@ -135,6 +130,11 @@ public final class Worker implements AutoCloseable {
     long checkMs = Math.max(10, settings.idleTimeout.toMillis() / 4);
     watchdog.scheduleWithFixedDelay(() -> takeLoop.closeIfIdle(idleNanos), checkMs, checkMs,
         TimeUnit.MILLISECONDS);
+    // The worker's threads are daemons, the take thread too since it may run a handler; this one
+    // keeps the JVM alive until shutdown, so that a handler abandoned then does not. Started last:
+    // a start that failed before it leaves nothing holding the JVM.
+    Thread keeper = new Thread(this::awaitShutDown, name + "-alive");
+    keeper.start();
   }
 
   /** Jobs received and not yet settled (running, waiting for a thread or for their ack). */
@@ -219,10 +219,17 @@ public final class Worker implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      watchdog.shutdownNow();
-      takeLoop.close(takeThread);
-      joinQuietly(takeThread);
-      shutDown.countDown();
+      try {
+        watchdog.shutdownNow();
+        takeLoop.close(takeThread);
+        joinQuietly(takeThread);
+        Thread reader = takeLoop.reader();
+        if (reader != null && reader != takeThread) {
+          joinQuietly(reader); // a relief that carried the loop on
+        }
+      } finally {
+        shutDown.countDown();
+      }
     }
     return finished;
   }

@@ -20,14 +20,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TakeStreamTest {
-  private static final String HEAD = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+  static final String HEAD = "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
       + "Transfer-Encoding: chunked\r\n\r\n";
 
-  private static String job(String id) {
+  static String job(String id) {
     return "{\"id\":\"" + id + "\",\"type\":\"t\",\"queue\":\"q\",\"payload\":{\"n\":1}}\n";
   }
 
-  private static String chunk(String data) {
+  static String chunk(String data) {
     return Integer.toHexString(data.length()) + "\r\n" + data + "\r\n";
   }
 
