@@ -40,18 +40,31 @@ class WorkerLifecycleTest {
 
   @Test
   void gracefulShutdownFinishesRunningJobsAndLosesNone() {
+    shutDownMidwayLosingNone(300, 50, 2);
+  }
+
+  @Test
+  void gracefulShutdownAmongQuickJobsRunOnTheTakeThreadLosesNone() {
+    // Jobs this quick are mostly run by the take thread itself (before Java 21).
+    shutDownMidwayLosingNone(3_000, 1_000, 0);
+  }
+
+  /** Shuts a worker down once {@code handledFirst} of {@code count} jobs are handled. */
+  private void shutDownMidwayLosingNone(int count, int handledFirst, long millisPerJob) {
     try (TestServer server = TestServer.start(dir)) {
       SluiceClient client = server.client();
       String queue = TestServer.uniqueName("graceful");
-      List<String> ids = enqueueKept(client, queue, 300);
+      List<String> ids = enqueueKept(client, queue, count);
       Set<String> handled = ConcurrentHashMap.newKeySet();
       Worker worker = Worker.builder(client).queues(queue).concurrency(4).prefetch(16).build();
       worker.handle("work", Map.class, (payload, job) -> {
-        Thread.sleep(2);
+        if (millisPerJob > 0) {
+          Thread.sleep(millisPerJob);
+        }
         handled.add(job.id());
       });
       worker.start();
-      Await.until(() -> handled.size() >= 50, "50 jobs to be handled");
+      Await.until(() -> handled.size() >= handledFirst, handledFirst + " jobs to be handled");
 
       long shutdownStart = System.nanoTime();
       assertThat(worker.shutdown(Duration.ofSeconds(20))).isTrue();
