@@ -59,9 +59,9 @@ final class TakeLoop implements Runnable {
   private volatile String loopThreadName = "sluice-take";
 
   /**
-   * @param handOff told on the loop's thread to pass on the jobs dispatched so far
-   * @param drained told on the loop's thread when it read all that arrived and waits for more,
-   *     after {@code handOff}
+   * @param handOff told on the thread reading the stream to pass on the jobs dispatched so far
+   * @param drained told on the thread reading the stream when it read all that arrived and waits
+   *     for more, after {@code handOff}
    */
   TakeLoop(JobsApi jobs, List<String> queues, int prefetch, String workerId, Semaphore permits,
       Consumer<Job> dispatch, Predicate<Job> runHere, Runnable handOff, Runnable drained,

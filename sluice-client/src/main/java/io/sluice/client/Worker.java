@@ -60,7 +60,10 @@ public final class Worker implements AutoCloseable {
   private AckBatcher acks;
   private JobRunner runner;
   private TakeLoop takeLoop;
-  /** Jobs the take thread received and has not handed to the handler threads yet. */
+  /**
+   * Jobs received and not yet handed to the handler threads; used only by the thread reading the
+   * stream (the take thread, or a relief while a job runs on it: see {@link TakeLoop}).
+   */
   private final List<Job> arrived = new ArrayList<>();
   private Thread takeThread;
   private final CountDownLatch shutDown = new CountDownLatch(1);
@@ -142,7 +145,7 @@ public final class Worker implements AutoCloseable {
     return settings.prefetch - permits.availablePermits();
   }
 
-  /** On the take thread: a job received, handed to the handler threads with its batch. */
+  /** On the thread reading the stream: a job received, handed on with its batch. */
   private void dispatch(Job job) {
     acks.jobArrived();
     arrived.add(job);
@@ -165,8 +168,8 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * On the take thread: hands the jobs received so far to the handler threads in one batch,
-   * which wakes at most one thread: jobs that arrived together need not wake one each.
+   * On the thread reading the stream: hands the jobs received so far to the handler threads in
+   * one batch, which wakes at most one thread: jobs that arrived together need not wake one each.
    */
   private void handOff() {
     if (arrived.isEmpty()) {

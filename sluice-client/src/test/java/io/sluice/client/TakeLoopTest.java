@@ -86,7 +86,8 @@ class TakeLoopTest {
         // The relief's own job stalls: a relief of the relief reads the reopened stream.
         loop.relieveStalled(() -> releaseSecond.getCount() > 0);
         sendThirdJob.countDown();
-        Await.until(() -> handedOn.contains("j3"), "the third job to be read while the second runs");
+        Await.until(() -> handedOn.contains("j3"),
+            "the third job to be read while the second runs");
         assertThat(releaseSecond.getCount()).as("the second job still running").isEqualTo(1);
       } finally {
         releaseFirst.countDown();

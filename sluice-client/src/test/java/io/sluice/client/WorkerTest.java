@@ -48,6 +48,13 @@ class WorkerTest extends SharedServerTest {
         "queue " + queue + " to drain");
   }
 
+  static List<EnqueueRequest> jobs(String queue, String type, int count) {
+    List<EnqueueRequest> jobs = new ArrayList<>();
+    IntStream.range(0, count)
+        .forEach(i -> jobs.add(EnqueueRequest.builder(queue, type, Map.of()).build()));
+    return jobs;
+  }
+
   static ErrorRecord onlyError(String id) {
     List<ErrorRecord> errors = client.jobs().streamErrors(id).toList();
     assertThat(errors).hasSize(1);
@@ -249,10 +256,9 @@ class WorkerTest extends SharedServerTest {
       // A burst of quick jobs has the take thread run them itself, most likely the slow one too.
       while (slowOnTakeThread.get() == 0 && rounds < 10) {
         rounds++;
-        List<EnqueueRequest> burst = new ArrayList<>();
-        IntStream.range(0, 400).forEach(i -> burst.add(EnqueueRequest.builder(queue, "quick", Map.of()).build()));
-        burst.add(EnqueueRequest.builder(queue, "slow", Map.of()).build());
-        IntStream.range(0, 20).forEach(i -> burst.add(EnqueueRequest.builder(queue, "after", Map.of()).build()));
+        List<EnqueueRequest> burst = jobs(queue, "quick", 400);
+        burst.addAll(jobs(queue, "slow", 1));
+        burst.addAll(jobs(queue, "after", 20));
         client.jobs().enqueueAll(burst);
         int expected = 20 * rounds;
         Await.until(() -> after.get() == expected, "the jobs after the slow one to run");
@@ -286,9 +292,8 @@ class WorkerTest extends SharedServerTest {
       });
       worker.start();
       for (int round = 0; slowOnTakeThread.get() == 0 && round < 10; round++) {
-        List<EnqueueRequest> burst = new ArrayList<>();
-        IntStream.range(0, 400).forEach(i -> burst.add(EnqueueRequest.builder(queue, "quick", Map.of()).build()));
-        burst.add(EnqueueRequest.builder(queue, "slow", Map.of()).build());
+        List<EnqueueRequest> burst = jobs(queue, "quick", 400);
+        burst.addAll(jobs(queue, "slow", 1));
         client.jobs().enqueueAll(burst);
         Await.until(() -> slowOnTakeThread.get() > 0
             || client.jobs().count(JobQuery.all().queues(queue)) == 0, "the burst to run");
