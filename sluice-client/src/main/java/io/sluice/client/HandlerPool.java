@@ -134,8 +134,7 @@ final class HandlerPool {
     lock.lock();
     try {
       if (onCallerStalled == null || shutdown || size < 2 || active > 0 || searching > 0
-          || watcher == null || !tasks.isEmpty() || caller != null
-          || averageJobNanos > HELP_NANOS) {
+          || watcher == null || !tasks.isEmpty() || averageJobNanos > HELP_NANOS) {
         return false;
       }
       caller = Thread.currentThread();
@@ -158,9 +157,7 @@ final class HandlerPool {
       lock.lock();
       try {
         caller = null;
-        active--;
-        finished++;
-        averageJobNanos += (took - averageJobNanos) / 8;
+        jobDone(took);
         // Jobs queued meanwhile wait for nobody else when the pool was full with this one.
         if (!tasks.isEmpty() && searching == 0) {
           helper = wakeOrStart();
@@ -450,11 +447,8 @@ final class HandlerPool {
             started = System.nanoTime();
             run(task);
           } finally {
-            long took = System.nanoTime() - started;
             lock.lock();
-            active--;
-            finished++;
-            averageJobNanos += (took - averageJobNanos) / 8;
+            jobDone(System.nanoTime() - started);
           }
           continue;
         }
@@ -519,6 +513,13 @@ final class HandlerPool {
       }
       lock.unlock();
     }
+  }
+
+  /** Under the lock: a job that ran for {@code took} nanoseconds is done. */
+  private void jobDone(long took) {
+    active--;
+    finished++;
+    averageJobNanos += (took - averageJobNanos) / 8;
   }
 
   /** Under the lock: a job runs on its caller, not yet reported stalled. */

@@ -43,12 +43,11 @@ final class TakeLoop implements Runnable {
   private final Runnable drained;
   private final ReconnectDelay delay;
   private final BooleanSupplier stopping;
+  /** The stream open, which is the one drained (and lent to a relief) while one is. */
   private final AtomicReference<TakeStream> current = new AtomicReference<>();
   private volatile boolean closed;
   /** Held by the thread reading the stream: the loop's, or a relief's while a job runs here. */
   private final ReentrantLock reading = new ReentrantLock();
-  /** The stream being drained, for a relief. */
-  private volatile TakeStream draining;
   /** The loop thread running a job with the stream lent, or null. */
   private final AtomicReference<Thread> lentBy = new AtomicReference<>();
   /** The lender whose job is done: the relief serving it hands the stream back. */
@@ -105,10 +104,7 @@ final class TakeLoop implements Runnable {
         delay.reset();
         LOG.debug("take stream open on {}", queues.isEmpty() ? "all queues" : queues);
         drain(opened);
-        if (reader != Thread.currentThread()) {
-          return; // a relief reconnects in this thread's place
-        }
-        if (!closed) {
+        if (!closed && reader == Thread.currentThread()) { // else a relief reconnected already
           LOG.info("take stream ended by the server; reconnecting");
         }
       } catch (UnavailableException e) {
@@ -131,7 +127,7 @@ final class TakeLoop implements Runnable {
         Thread.interrupted(); // an interrupt that aborted a read must not abort the wait below
       }
       if (reader != Thread.currentThread()) {
-        return;
+        return; // a relief runs the loop in this thread's place
       }
       if (!closed && !pause(retryAfterMs >= 0 ? jittered(retryAfterMs) : delay.nextMs())) {
         return;
@@ -141,7 +137,6 @@ final class TakeLoop implements Runnable {
 
   private void drain(TakeStream stream) throws InterruptedException {
     reading.lock();
-    draining = stream;
     try {
       Job job;
       while ((job = stream.next()) != null) {
@@ -156,8 +151,7 @@ final class TakeLoop implements Runnable {
         }
       }
     } finally {
-      if (reader == Thread.currentThread()) { // else the relief now running the loop owns these
-        draining = null;
+      if (reader == Thread.currentThread()) { // else the relief now running the loop owns it
         handOff.run();
       }
       reading.unlock();
@@ -216,7 +210,7 @@ final class TakeLoop implements Runnable {
     boolean streamEnded = false;
     reading.lock();
     try {
-      TakeStream stream = draining;
+      TakeStream stream = current.get();
       if (lentBy.get() == lender && stillStalled.getAsBoolean() && stream != null) {
         streamEnded = readInsteadOfLoop(stream, lender);
         if (streamEnded) {

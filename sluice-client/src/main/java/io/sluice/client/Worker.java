@@ -155,9 +155,9 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * On the take thread: runs {@code job} on it, rather than waking a handler thread, when no job
-   * waits to be handed on and the handler threads would have one thread run it alone anyway
-   * ({@link HandlerPool#runHereIfQuick}); false when it did not.
+   * On the thread running the take loop: runs {@code job} on it, rather than waking a handler
+   * thread, when no job waits to be handed on and the handler threads would have one thread run
+   * it alone anyway ({@link HandlerPool#runHereIfQuick}); false when it did not.
    */
   private boolean runHere(Job job) {
     if (!arrived.isEmpty()) {

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -236,25 +235,16 @@ class WorkerTest extends SharedServerTest {
   @EnabledForJreRange(max = JRE.JAVA_20) // jobs run on the take thread only before Java 21
   void aSlowJobRunOnTheTakeThreadHoldsUpNoJobAfterIt() {
     String queue = TestServer.uniqueName("relief");
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicInteger slowOnTakeThread = new AtomicInteger();
+    HeldOnTakeThread slow = new HeldOnTakeThread();
     AtomicInteger after = new AtomicInteger();
-    AtomicBoolean takeThreadIsDaemon = new AtomicBoolean();
     int rounds = 0;
     try (Worker worker = worker(queue).concurrency(4).prefetch(8).build()) {
       worker.handle("quick", Map.class, (payload, job) -> { });
       worker.handle("after", Map.class, (payload, job) -> after.incrementAndGet());
-      worker.handle("slow", Map.class, (payload, job) -> {
-        // Held only where it stops the stream being read: on the take thread.
-        if (Thread.currentThread().getName().endsWith("-take")) {
-          takeThreadIsDaemon.set(Thread.currentThread().isDaemon());
-          slowOnTakeThread.incrementAndGet();
-          release.await(60, TimeUnit.SECONDS); // longer than the test waits for the jobs after it
-        }
-      });
+      worker.handle("slow", Map.class, slow);
       worker.start();
       // A burst of quick jobs has the take thread run them itself, most likely the slow one too.
-      while (slowOnTakeThread.get() == 0 && rounds < 10) {
+      while (slow.held.get() == 0 && rounds < 10) {
         rounds++;
         List<EnqueueRequest> burst = jobs(queue, "quick", 400);
         burst.addAll(jobs(queue, "slow", 1));
@@ -263,10 +253,10 @@ class WorkerTest extends SharedServerTest {
         int expected = 20 * rounds;
         Await.until(() -> after.get() == expected, "the jobs after the slow one to run");
       }
-      assertThat(slowOnTakeThread.get()).as("the slow job run on the take thread").isEqualTo(1);
-      assertThat(release.getCount()).as("the slow job still running").isEqualTo(1);
-      assertThat(takeThreadIsDaemon.get()).as("a daemon, as handler threads are").isTrue();
-      release.countDown();
+      assertThat(slow.held.get()).as("the slow job run on the take thread").isEqualTo(1);
+      assertThat(slow.release.getCount()).as("the slow job still running").isEqualTo(1);
+      assertThat(slow.onDaemon).as("a daemon, as handler threads are").isTrue();
+      slow.release.countDown();
       awaitQueueEmpty(queue);
     }
   }
@@ -275,8 +265,7 @@ class WorkerTest extends SharedServerTest {
   @EnabledForJreRange(max = JRE.JAVA_20) // jobs run on the take thread only before Java 21
   void aStreamThatEndsWhileAJobHoldsTheTakeThreadIsReopenedByItsRelief() throws Exception {
     String queue = TestServer.uniqueName("relief-reopens");
-    CountDownLatch release = new CountDownLatch(1);
-    AtomicInteger slowOnTakeThread = new AtomicInteger();
+    HeldOnTakeThread slow = new HeldOnTakeThread();
     AtomicInteger later = new AtomicInteger();
     // An idle timeout below the test server's heartbeat interval (TestServer.HEARTBEAT_MS): every
     // stream left waiting, the one the relief reads included, is closed as silent.
@@ -284,28 +273,43 @@ class WorkerTest extends SharedServerTest {
         .idleTimeout(Duration.ofMillis(100)).build()) {
       worker.handle("quick", Map.class, (payload, job) -> { });
       worker.handle("later", Map.class, (payload, job) -> later.incrementAndGet());
-      worker.handle("slow", Map.class, (payload, job) -> {
-        if (Thread.currentThread().getName().endsWith("-take")) {
-          slowOnTakeThread.incrementAndGet();
-          release.await(60, TimeUnit.SECONDS);
-        }
-      });
+      worker.handle("slow", Map.class, slow);
       worker.start();
-      for (int round = 0; slowOnTakeThread.get() == 0 && round < 10; round++) {
+      for (int round = 0; slow.held.get() == 0 && round < 10; round++) {
         List<EnqueueRequest> burst = jobs(queue, "quick", 400);
         burst.addAll(jobs(queue, "slow", 1));
         client.jobs().enqueueAll(burst);
-        Await.until(() -> slowOnTakeThread.get() > 0
+        Await.until(() -> slow.held.get() > 0
             || client.jobs().count(JobQuery.all().queues(queue)) == 0, "the burst to run");
       }
-      assertThat(slowOnTakeThread.get()).as("the slow job run on the take thread").isEqualTo(1);
+      assertThat(slow.held.get()).as("the slow job run on the take thread").isEqualTo(1);
       // Three idle timeouts: the stream the relief read is closed by now, so a job enqueued since
       // can only come on a stream opened since.
       Thread.sleep(300);
       enqueue(queue, "later", Map.of());
       Await.until(() -> later.get() > 0, "a job enqueued later to run on a reopened stream");
-      assertThat(release.getCount()).as("the slow job still running").isEqualTo(1);
-      release.countDown();
+      assertThat(slow.release.getCount()).as("the slow job still running").isEqualTo(1);
+      slow.release.countDown();
+    }
+  }
+
+  /**
+   * A handler held until released, but only where it stops the stream being read: on the take
+   * thread. Longer than a test waits for the jobs after it.
+   */
+  @SuppressWarnings("rawtypes")
+  static final class HeldOnTakeThread implements JobHandler<Map> {
+    final CountDownLatch release = new CountDownLatch(1);
+    final AtomicInteger held = new AtomicInteger();
+    volatile boolean onDaemon;
+
+    @Override
+    public void handle(Map payload, Job job) throws InterruptedException {
+      if (Thread.currentThread().getName().endsWith("-take")) {
+        onDaemon = Thread.currentThread().isDaemon();
+        held.incrementAndGet();
+        release.await(60, TimeUnit.SECONDS);
+      }
     }
   }
 
