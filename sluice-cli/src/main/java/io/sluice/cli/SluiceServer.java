@@ -10,6 +10,7 @@ import io.sluice.engine.Engine;
 import io.sluice.engine.RecoveryReport;
 import io.sluice.engine.EngineConfig;
 import io.sluice.engine.EngineLoop;
+import io.sluice.engine.EngineObserver;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.store.JobStore;
 import io.sluice.store.rocks.RocksJobStore;
@@ -87,7 +88,12 @@ public final class SluiceServer implements AutoCloseable {
       // Wired before the loop starts (the engine is still this thread's), so no cron fire of
       // the first turn goes uncounted.
       ServerMetrics metrics = new ServerMetrics();
-      engine.observe(metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock));
+      EngineObserver counting =
+          metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock);
+      engine.observe(OldGeneration.filledUpward()
+          .map(old -> EngineObserver.both(counting, new DrainedBacklogCompactor(engine::jobCount,
+              engine::activeJobCount, old, DrainedBacklogCompactor.ownThreads())))
+          .orElse(counting));
       metrics.watchStorage(store::storedBytes);
       loop = new EngineLoop(engine, journal, clock, commitModes, commitLimits);
       loop.start();

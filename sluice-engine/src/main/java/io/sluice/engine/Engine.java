@@ -227,6 +227,14 @@ public final class Engine {
     return rooms.dispatcher.inFlightCount();
   }
 
+  /**
+   * Jobs a worker could be given now or is running: ready for dispatch (not parked on a budget,
+   * not scheduled for later) or in flight. Engine thread.
+   */
+  public int activeJobCount() {
+    return rooms.dispatcher.readyCount() + rooms.dispatcher.inFlightCount();
+  }
+
   /** Queue names of every stored job, in byte order (API.md §8.8). */
   public List<String> queueNames() {
     return rooms.jobs.queueNames();

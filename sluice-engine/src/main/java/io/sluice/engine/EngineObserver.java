@@ -9,6 +9,11 @@ package io.sluice.engine;
 public interface EngineObserver {
   EngineObserver NONE = new EngineObserver() {};
 
+  /** An observer that tells {@code first}, then {@code second}, of everything. */
+  static EngineObserver both(EngineObserver first, EngineObserver second) {
+    return new BothObservers(first, second);
+  }
+
   /** A new job's enqueue is durable. */
   default void enqueued(String queue) {}
 

@@ -154,6 +154,22 @@ class EngineDispatchTest {
     }
 
     @Test
+    void countsReadyAndInFlightJobsAsActiveButNotScheduledOnes() {
+      h.enqueue(4, "a");
+      h.enqueue(job("a").readyAtMs(h.nowMs() + 60_000));
+      assertThat(h.engine().activeJobCount()).isEqualTo(4);
+
+      Worker worker = h.openWorker("a", 2);
+      assertThat(h.dispatch()).hasSize(2);
+      assertThat(h.engine().activeJobCount()).as("two in flight, two ready").isEqualTo(4);
+
+      h.ack(worker.received().get(0).id());
+      assertThat(h.engine().activeJobCount()).as("the ack freed a slot for one of them")
+          .isEqualTo(3);
+      assertThat(h.engine().jobCount()).as("the scheduled job is held").isEqualTo(4);
+    }
+
+    @Test
     void treatsPrefetchZeroAsUnlimited() {
       h.enqueue(50, "a");
       h.openWorker("a", 0);
