@@ -62,9 +62,13 @@ final class DrainedBacklogCompactor implements EngineObserver {
     }
     long workedOff = peakHeld - held;
     peakHeld = held;
-    if (oldGeneration.usedBytes() - usedAfterCompaction >= GROWTH_BYTES
-        && compacting.compareAndSet(false, true)) {
-      background.execute(() -> compact(workedOff));
+    // Claimed first, so the growth is never weighed against the use a running compaction replaces.
+    if (compacting.compareAndSet(false, true)) {
+      if (oldGeneration.usedBytes() - usedAfterCompaction >= GROWTH_BYTES) {
+        background.execute(() -> compact(workedOff));
+      } else {
+        compacting.set(false);
+      }
     }
   }
 

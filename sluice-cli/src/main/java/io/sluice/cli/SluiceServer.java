@@ -91,7 +91,7 @@ public final class SluiceServer implements AutoCloseable {
       EngineObserver counting =
           metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock);
       engine.observe(OldGeneration.filledUpward()
-          .map(old -> EngineObserver.both(counting, new DrainedBacklogCompactor(engine::jobCount,
+          .map(old -> EngineObserver.both(counting, new DrainedBacklogCompactor(engine::unfinishedJobCount,
               engine::activeJobCount, old, DrainedBacklogCompactor.ownThreads())))
           .orElse(counting));
       metrics.watchStorage(store::storedBytes);

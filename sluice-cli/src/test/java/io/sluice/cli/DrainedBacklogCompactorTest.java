@@ -1,6 +1,7 @@
 package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.reflect.Proxy;
@@ -16,6 +17,7 @@ class DrainedBacklogCompactorTest {
     long used = 40 * MIB;
     long liveAfterCollection = 30 * MIB;
     int collections;
+    boolean failNext;
 
     @Override
     public long usedBytes() {
@@ -24,6 +26,10 @@ class DrainedBacklogCompactorTest {
 
     @Override
     public void collectFully() {
+      if (failNext) {
+        failNext = false;
+        throw new IllegalStateException("collection failed");
+      }
       collections++;
       used = liveAfterCollection;
     }
@@ -149,6 +155,20 @@ class DrainedBacklogCompactorTest {
     turn(100_000, 100_000);
     turn(0, 0);
     assertThat(pending).hasSize(1);
+  }
+
+  @Test
+  void aFailedCompactionDoesNotBlockTheNext() {
+    old.failNext = true;
+    turn(100_000, 100_000);
+    old.used += 64 * MIB;
+    turn(0, 0);
+    assertThatThrownBy(this::runPending).hasMessage("collection failed");
+
+    turn(100_000, 100_000);
+    turn(0, 0);
+    runPending();
+    assertThat(old.collections).isEqualTo(1);
   }
 
   @Test

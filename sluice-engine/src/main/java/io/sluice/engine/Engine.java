@@ -17,6 +17,7 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobPatch;
 import io.sluice.engine.job.JobSnapshot;
+import io.sluice.engine.job.JobStatus;
 import io.sluice.engine.job.NewJob;
 import io.sluice.engine.query.JobFilter;
 import io.sluice.engine.store.JobStore;
@@ -227,12 +228,17 @@ public final class Engine {
     return rooms.dispatcher.inFlightCount();
   }
 
+  /** Jobs not finished: scheduled, ready (parked on a budget too) or in flight. Engine thread. */
+  public long unfinishedJobCount() {
+    return rooms.jobs.total(JobStatus.SCHEDULED) + activeJobCount();
+  }
+
   /**
-   * Jobs a worker could be given now or is running: ready for dispatch (not parked on a budget,
-   * not scheduled for later) or in flight. Engine thread.
+   * Unfinished jobs that are not scheduled for later: ready (waiting for a worker, for a budget or
+   * for their enqueue's commit) or in flight. Engine thread.
    */
-  public int activeJobCount() {
-    return rooms.dispatcher.readyCount() + rooms.dispatcher.inFlightCount();
+  public long activeJobCount() {
+    return rooms.jobs.total(JobStatus.READY) + rooms.jobs.total(JobStatus.IN_FLIGHT);
   }
 
   /** Queue names of every stored job, in byte order (API.md §8.8). */

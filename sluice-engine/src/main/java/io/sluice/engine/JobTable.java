@@ -34,6 +34,8 @@ final class JobTable {
   private long oversizedSinceMs = NOT_OVERSIZED;
   /** Queue → jobs per status, indexed by {@link JobStatus#ordinal}. */
   private final Map<String, long[]> counts = new HashMap<>();
+  /** Jobs in the table per status, over all queues. */
+  private final long[] totals = new long[JobStatus.COUNT];
   private final Set<String> changedQueues = new HashSet<>();
   /** The queue last added to {@link #changedQueues}: a turn mostly changes one queue's jobs. */
   private String lastChangedQueue;
@@ -134,6 +136,8 @@ final class JobTable {
     }
     byStatus[job.status().ordinal()]--;
     byStatus[status.ordinal()]++;
+    totals[job.status().ordinal()]--;
+    totals[status.ordinal()]++;
     job.status(status);
     changed(job.queue());
   }
@@ -150,6 +154,7 @@ final class JobTable {
   private void count(String queue, JobStatus status, int delta) {
     long[] byStatus = counts.computeIfAbsent(queue, q -> new long[JobStatus.COUNT]);
     byStatus[status.ordinal()] += delta;
+    totals[status.ordinal()] += delta;
     changed(queue);
     if (delta < 0 && isEmpty(byStatus)) {
       counts.remove(queue);
@@ -205,6 +210,11 @@ final class JobTable {
 
   int size() {
     return jobs.size();
+  }
+
+  /** Jobs in the table with this status, over all queues. */
+  long total(JobStatus status) {
+    return totals[status.ordinal()];
   }
 
   /** Jobs matching the filter; {@code ids}, when given, come from a payload query and narrow it. */

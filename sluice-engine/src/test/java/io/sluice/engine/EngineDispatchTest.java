@@ -1,6 +1,7 @@
 package io.sluice.engine;
 
 import static io.sluice.engine.EngineHarness.job;
+import static io.sluice.engine.EngineHarness.whileInFlight;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,6 +12,7 @@ import io.sluice.engine.job.JobId;
 import io.sluice.engine.job.JobIdGenerator;
 import io.sluice.engine.job.JobSnapshot;
 import io.sluice.engine.job.JobStatus;
+import io.sluice.engine.job.RetentionPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -154,19 +156,25 @@ class EngineDispatchTest {
     }
 
     @Test
-    void countsReadyAndInFlightJobsAsActiveButNotScheduledOnes() {
-      h.enqueue(4, "a");
+    void countsUnfinishedAndActiveJobsButNotFinishedOnesKeptForRetention() {
+      RetentionPolicy kept = new RetentionPolicy(60_000L, null);
+      h.enqueue(job("a").retention(kept), job("a").retention(kept), job("a"), job("a"));
       h.enqueue(job("a").readyAtMs(h.nowMs() + 60_000));
+      h.budget("none", whileInFlight(1));
+      h.enqueue(job("b").budget("none"), job("b").budget("none"));
+      assertThat(h.engine().unfinishedJobCount()).isEqualTo(7);
+      assertThat(h.engine().activeJobCount()).as("the scheduled job is not active").isEqualTo(6);
+
+      Worker onA = h.openWorker("a", 2);
+      h.openWorker("b", 5);
+      assertThat(h.dispatch()).hasSize(3);
+      assertThat(h.engine().activeJobCount())
+          .as("in flight, ready, or parked on the budget: all active").isEqualTo(6);
+
+      onA.received().forEach(job -> h.ack(job.id()));
+      assertThat(h.engine().jobCount()).as("the two finished jobs are kept").isEqualTo(7);
+      assertThat(h.engine().unfinishedJobCount()).isEqualTo(5);
       assertThat(h.engine().activeJobCount()).isEqualTo(4);
-
-      Worker worker = h.openWorker("a", 2);
-      assertThat(h.dispatch()).hasSize(2);
-      assertThat(h.engine().activeJobCount()).as("two in flight, two ready").isEqualTo(4);
-
-      h.ack(worker.received().get(0).id());
-      assertThat(h.engine().activeJobCount()).as("the ack freed a slot for one of them")
-          .isEqualTo(3);
-      assertThat(h.engine().jobCount()).as("the scheduled job is held").isEqualTo(4);
     }
 
     @Test

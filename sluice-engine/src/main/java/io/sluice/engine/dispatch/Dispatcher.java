@@ -375,11 +375,6 @@ public final class Dispatcher {
     return holders.size();
   }
 
-  /** Jobs waiting in the ready index for a worker (parked and scheduled jobs are not there). */
-  public int readyCount() {
-    return ready.size();
-  }
-
   public List<WorkerSession> sessions() {
     return List.copyOf(sessions);
   }
