@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * <p>With the serial collector the old generation fills upward between full collections: every
  * burst's jobs are promoted above the dead jobs of the bursts before, so the process keeps
  * touching new pages until the generation is full. On the virtual machines Sluice is measured on,
- * a first touch cost about 2.8 ms per MiB, a third of a warm bulk enqueue's time; one full
- * collection once the backlog is gone costs 20–30 ms (docs/decisions.md, "Compaction after a
- * drained backlog").
+ * a first touch cost 0.6 to 2.8 ms per MiB over one evening, up to a third of a warm bulk
+ * enqueue's time; one full collection once the backlog is gone cost about 20 ms
+ * (docs/decisions.md, "Compaction after a drained backlog").
  *
  * <p>{@link #published} runs on the engine thread after every turn and reads two counts there;
  * the collection itself runs on a thread of {@code background}, at most one at a time.
@@ -29,21 +29,22 @@ final class DrainedBacklogCompactor implements EngineObserver {
 
   private static final Logger LOG = LoggerFactory.getLogger(DrainedBacklogCompactor.class);
 
-  private final LongSupplier heldJobs;
+  private final LongSupplier unfinishedJobs;
   private final LongSupplier activeJobs;
   private final OldGeneration oldGeneration;
   private final Executor background;
   private final AtomicBoolean compacting = new AtomicBoolean();
-  private long peakHeld;
+  private long peakUnfinished;
   private volatile long usedAfterCompaction;
 
   /**
-   * {@code heldJobs}: unfinished jobs the engine holds; {@code activeJobs}: those ready for a
-   * worker or in flight. Both are read on the engine thread.
+   * {@code unfinishedJobs}: the engine's jobs not finished yet; {@code activeJobs}: those of them
+   * ready (for a worker, a budget or their commit) or in flight. Both are read on the engine
+   * thread.
    */
-  DrainedBacklogCompactor(LongSupplier heldJobs, LongSupplier activeJobs,
+  DrainedBacklogCompactor(LongSupplier unfinishedJobs, LongSupplier activeJobs,
       OldGeneration oldGeneration, Executor background) {
-    this.heldJobs = heldJobs;
+    this.unfinishedJobs = unfinishedJobs;
     this.activeJobs = activeJobs;
     this.oldGeneration = oldGeneration;
     this.background = background;
@@ -52,16 +53,16 @@ final class DrainedBacklogCompactor implements EngineObserver {
 
   @Override
   public void published() {
-    long held = heldJobs.getAsLong();
-    if (held >= peakHeld) {
-      peakHeld = held;
+    long unfinished = unfinishedJobs.getAsLong();
+    if (unfinished >= peakUnfinished) {
+      peakUnfinished = unfinished;
       return;
     }
-    if (peakHeld - held < BACKLOG_JOBS || activeJobs.getAsLong() > 0) {
+    if (peakUnfinished - unfinished < BACKLOG_JOBS || activeJobs.getAsLong() > 0) {
       return;
     }
-    long workedOff = peakHeld - held;
-    peakHeld = held;
+    long workedOff = peakUnfinished - unfinished;
+    peakUnfinished = unfinished;
     // Claimed first, so the growth is never weighed against the use a running compaction replaces.
     if (compacting.compareAndSet(false, true)) {
       if (oldGeneration.usedBytes() - usedAfterCompaction >= GROWTH_BYTES) {

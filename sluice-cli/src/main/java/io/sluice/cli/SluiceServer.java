@@ -91,8 +91,9 @@ public final class SluiceServer implements AutoCloseable {
       EngineObserver counting =
           metrics.watchEngine(engine.queueCounts(), engine.budgetStates(), clock);
       engine.observe(OldGeneration.filledUpward()
-          .map(old -> EngineObserver.both(counting, new DrainedBacklogCompactor(engine::unfinishedJobCount,
-              engine::activeJobCount, old, DrainedBacklogCompactor.ownThreads())))
+          .map(old -> EngineObserver.both(counting,
+              new DrainedBacklogCompactor(engine::unfinishedJobCount, engine::activeJobCount, old,
+                  DrainedBacklogCompactor.ownThreads())))
           .orElse(counting));
       metrics.watchStorage(store::storedBytes);
       loop = new EngineLoop(engine, journal, clock, commitModes, commitLimits);
