@@ -63,6 +63,11 @@ final class DrainedBacklogCompactor implements EngineObserver {
     }
     long workedOff = peakUnfinished - unfinished;
     peakUnfinished = unfinished;
+    if (unfinished > workedOff) {
+      // The pause grows with the jobs still held: a million scheduled jobs would make it half a
+      // second, for the sake of a burst a fraction of their size.
+      return;
+    }
     // Claimed first, so the growth is never weighed against the use a running compaction replaces.
     if (compacting.compareAndSet(false, true)) {
       if (oldGeneration.usedBytes() - usedAfterCompaction >= GROWTH_BYTES) {

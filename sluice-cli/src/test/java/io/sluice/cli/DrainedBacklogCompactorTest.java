@@ -91,6 +91,19 @@ class DrainedBacklogCompactorTest {
   }
 
   @Test
+  void notWhenMoreJobsStayHeldThanWereWorkedOff() {
+    turn(1_000_000, 0);
+    turn(1_030_000, 30_000);
+    old.used += 64 * MIB;
+    turn(1_000_000, 0);
+    assertThat(pending).isEmpty();
+
+    turn(1_000_000, 0);
+    turn(0, 0);
+    assertThat(pending).as("once they are worked off too").hasSize(1);
+  }
+
+  @Test
   void aSteadyTrickleNeverCompacts() {
     for (int i = 0; i < 100_000; i++) {
       turn(i % 3, i % 3);
