@@ -48,6 +48,13 @@ class DrainedBacklogCompactorTest {
     compactor.published();
   }
 
+  /** 100,000 jobs held then worked off, the old generation growing by {@code growth} meanwhile. */
+  private void workOffABacklog(long growth) {
+    turn(100_000, 100_000);
+    old.used += growth;
+    turn(0, 0);
+  }
+
   private void runPending() {
     List<Runnable> now = List.copyOf(pending);
     pending.clear();
@@ -123,9 +130,7 @@ class DrainedBacklogCompactorTest {
 
   @Test
   void aSmallGrowthDoesNotCompactAndTheBacklogIsForgotten() {
-    turn(100_000, 100_000);
-    old.used += DrainedBacklogCompactor.GROWTH_BYTES - 1;
-    turn(0, 0);
+    workOffABacklog(DrainedBacklogCompactor.GROWTH_BYTES - 1);
     assertThat(pending).isEmpty();
 
     old.used += 1;
@@ -137,9 +142,7 @@ class DrainedBacklogCompactorTest {
 
   @Test
   void growthIsMeasuredFromWhatTheLastCompactionLeft() {
-    turn(100_000, 100_000);
-    old.used += 64 * MIB;
-    turn(0, 0);
+    workOffABacklog(64 * MIB);
     runPending();
     assertThat(old.used).isEqualTo(30 * MIB);
 
@@ -148,38 +151,28 @@ class DrainedBacklogCompactorTest {
     turn(0, 0);
     assertThat(pending).isEmpty();
 
-    turn(100_000, 100_000);
-    old.used += 1;
-    turn(0, 0);
+    workOffABacklog(1);
     assertThat(pending).hasSize(1);
   }
 
   @Test
   void oneCompactionAtATime() {
-    turn(100_000, 100_000);
-    old.used += 64 * MIB;
-    turn(0, 0);
-    turn(100_000, 100_000);
-    turn(0, 0);
+    workOffABacklog(64 * MIB);
+    workOffABacklog(0);
     assertThat(pending).as("the first has not run yet").hasSize(1);
 
     runPending();
-    old.used += 64 * MIB;
-    turn(100_000, 100_000);
-    turn(0, 0);
+    workOffABacklog(64 * MIB);
     assertThat(pending).hasSize(1);
   }
 
   @Test
   void aFailedCompactionDoesNotBlockTheNext() {
     old.failNext = true;
-    turn(100_000, 100_000);
-    old.used += 64 * MIB;
-    turn(0, 0);
+    workOffABacklog(64 * MIB);
     assertThatThrownBy(this::runPending).hasMessage("collection failed");
 
-    turn(100_000, 100_000);
-    turn(0, 0);
+    workOffABacklog(0);
     runPending();
     assertThat(old.collections).isEqualTo(1);
   }
