@@ -34,7 +34,10 @@ final class JobTable {
   private long oversizedSinceMs = NOT_OVERSIZED;
   /** Queue → jobs per status, indexed by {@link JobStatus#ordinal}. */
   private final Map<String, long[]> counts = new HashMap<>();
-  /** Jobs in the table per status, over all queues. */
+  /**
+   * Jobs in the table per status, over all queues: the sums of {@link #counts}, kept rather than
+   * summed because an observer may read them after every turn (the server's heap compaction).
+   */
   private final long[] totals = new long[JobStatus.COUNT];
   private final Set<String> changedQueues = new HashSet<>();
   /** The queue last added to {@link #changedQueues}: a turn mostly changes one queue's jobs. */
